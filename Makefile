@@ -1,0 +1,56 @@
+# flopfit: `make run` to use it, `make test` to check it. Both set everything up first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+MANAGE := $(BIN)/python manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run migrate loadcatalog worker test lint format messages clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	mkdir -p var
+	touch $@
+
+migrate: install
+	$(MANAGE) migrate --no-input
+
+loadcatalog: migrate
+	$(MANAGE) loadcatalog
+
+# Web server and Celery worker side by side; Ctrl-C stops both.
+run: loadcatalog
+	@echo "flopfit on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
+	@trap 'kill $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2 & WORKER=$$!; \
+	$(MANAGE) runserver $(HOST):$(PORT)
+
+worker: install
+	$(BIN)/celery -A config worker --loglevel=INFO
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(MANAGE) makemigrations --check --dry-run
+	$(MANAGE) spectacular --validate --fail-on-warn --file /dev/null
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# Refresh the Chinese catalogue after changing translatable text, then translate and compile.
+messages: install
+	$(MANAGE) makemessages --locale zh_Hans --ignore '.venv/*' --ignore 'var/*'
+	$(MANAGE) compilemessages --locale zh_Hans --ignore '.venv/*'
+
+clean:
+	rm -rf var/*.sqlite3 var/staticfiles

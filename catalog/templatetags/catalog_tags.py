@@ -1,0 +1,50 @@
+from decimal import Decimal
+
+from django import template
+from django.conf import settings
+from django.contrib.humanize.templatetags.humanize import intcomma
+
+register = template.Library()
+
+SYMBOLS = {"USD": "$", "CNY": "¥"}
+
+
+def convert(amount: Decimal | float, source: str, target: str) -> float:
+    rate = settings.FLOPFIT_CNY_PER_USD
+    value = float(amount)
+    if source == target:
+        return value
+    return value * rate if (source, target) == ("USD", "CNY") else value / rate
+
+
+@register.simple_tag(takes_context=True)
+def money(context, amount, source_currency):
+    """A price in the visitor's display currency; converted amounts are marked with ≈."""
+    if amount is None:
+        return "—"
+    target = context.get("display_currency", source_currency)
+    value = convert(amount, source_currency, target)
+    approx = "≈ " if target != source_currency else ""
+    return f"{approx}{SYMBOLS.get(target, '')}{intcomma(round(value))}"
+
+
+@register.filter
+def figure(value, digits: int = 1):
+    """A measured figure: thousands separated, trailing .0 dropped, em dash when unknown."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if isinstance(value, int | float | Decimal):
+        number = round(float(value), int(digits))
+        text = intcomma(number if number != int(number) else int(number))
+        return text
+    return value
+
+
+@register.filter
+def billions(value) -> str:
+    """A parameter count in billions with one decimal (8030261248 -> 8.0)."""
+    if value is None:
+        return "—"
+    return f"{value / 1e9:,.1f}"

@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from catalog import views as catalog_views
+
+urlpatterns = [
+    path("", catalog_views.home, name="home"),
+    path("catalog/", include("catalog.urls")),
+    path("currency/", catalog_views.set_currency, name="set_currency"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("catalog.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+]

@@ -1,0 +1,59 @@
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from celery.signals import task_postrun
+from django.conf import settings
+from django.db import connections
+
+pytest_plugins = ("celery.contrib.pytest",)
+
+# CI sets this: there a missing service or browser is a failure, never a skip.
+REQUIRE_SERVICES = os.environ.get("FLOPFIT_REQUIRE_SERVICES") == "1"
+
+
+def require_or_skip(reason: str) -> None:
+    if REQUIRE_SERVICES:
+        pytest.fail(f"required in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def celery_config():
+    return {
+        "broker_url": settings.CELERY_BROKER_URL,
+        "result_backend": settings.CELERY_RESULT_BACKEND,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "broker_connection_retry_on_startup": False,
+    }
+
+
+@pytest.fixture(scope="session")
+def celery_worker_parameters():
+    return {"shutdown_timeout": 10}
+
+
+@task_postrun.connect
+def _close_worker_connections(**kwargs):
+    # The test worker runs tasks in its own thread; closing that thread's connections after each
+    # task lets the test database be flushed and dropped.
+    connections.close_all()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A private copy of the curated catalog data that a test may edit."""
+    from catalog.loader import DATA_DIR
+
+    target = tmp_path / "data"
+    shutil.copytree(DATA_DIR, target)
+    return target
+
+
+@pytest.fixture
+def loaded_catalog(db):
+    from catalog.services import catalog_load
+
+    return catalog_load()

@@ -1,0 +1,60 @@
+"""The engine is a library: nothing under planner/engine may import the web stack or the apps."""
+
+import ast
+from pathlib import Path
+
+ENGINE_DIR = Path(__file__).resolve().parents[2] / "planner" / "engine"
+FORBIDDEN_ROOTS = {"django", "rest_framework", "celery", "catalog", "kombu", "django_filters"}
+
+
+def forbidden_imports(source: str) -> list[str]:
+    """Names of modules imported by `source` that the engine must not depend on."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            root = name.split(".")[0]
+            if root in FORBIDDEN_ROOTS or (
+                root == "planner" and not name.startswith("planner.engine")
+            ):
+                found.append(name)
+    return found
+
+
+def test_checker_flags_each_kind_of_forbidden_import():
+    source = (
+        "import django\nfrom rest_framework import serializers\nimport celery.app\n"
+        "from catalog.models import Accelerator\nfrom planner import services\n"
+        "from planner.engine import memory\nimport numpy\nfrom . import specs\n"
+    )
+    assert forbidden_imports(source) == [
+        "django",
+        "rest_framework",
+        "celery.app",
+        "catalog.models",
+        "planner",
+    ]
+
+
+def test_engine_package_exists_and_has_modules():
+    assert (ENGINE_DIR / "__init__.py").is_file()
+
+
+def test_nothing_under_engine_imports_django_drf_celery_or_the_apps():
+    offenders = {
+        str(path.relative_to(ENGINE_DIR)): bad
+        for path in ENGINE_DIR.rglob("*.py")
+        if (bad := forbidden_imports(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+
+
+def test_engine_exposes_a_model_version():
+    from planner.engine import MODEL_VERSION
+
+    assert MODEL_VERSION.count(".") == 2

@@ -1,0 +1,96 @@
+import factory
+
+from catalog.choices import (
+    AcceleratorKind,
+    Airflow,
+    Cooling,
+    FabricKind,
+    FormFactor,
+    Maturity,
+    Segment,
+    ServerCooling,
+    SoftwareStack,
+    Topology,
+)
+from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
+
+
+class AcceleratorFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Accelerator
+
+    slug = factory.Sequence(lambda n: f"vendor-card-{n}")
+    name = factory.Sequence(lambda n: f"Card {n}")
+    vendor = "NVIDIA"
+    kind = AcceleratorKind.GPU
+    segment = Segment.DATACENTER
+    architecture = "Hopper"
+    launch_year = 2022
+    memory_gib = 80
+    memory_type = "HBM3"
+    memory_bw_gb_s = 3350
+    fp32_tflops = 67
+    bf16_tflops = 989
+    fp16_tflops = 989
+    fp8_tflops = 1979
+    board_power_w = 700
+    form_factor = FormFactor.SXM
+    cooling = Cooling.PASSIVE
+    ecc = True
+    scale_up_link = "NVLink 4"
+    scale_up_gb_s = 450
+    scale_up_domain = 8
+    software_stack = SoftwareStack.CUDA
+    training_maturity = Maturity.MATURE
+    inference_maturity = Maturity.MATURE
+    source_urls = "https://example.com/datasheet.pdf"
+
+
+class ServerPlatformFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ServerPlatform
+
+    slug = factory.Sequence(lambda n: f"vendor-server-{n}")
+    name = factory.Sequence(lambda n: f"Server {n}")
+    vendor = "Acme"
+    accelerator_slots = 8
+    form_factors = factory.LazyFunction(lambda: [FormFactor.SXM.value])
+    topology = Topology.NVSWITCH
+    rack_units = 8
+    max_power_kw = 10.2
+    weight_kg = 130
+    cooling = ServerCooling.AIR
+    airflow = Airflow.FRONT_TO_BACK
+    network_ports = 8
+    network_port_gbps = 400
+    source_urls = "https://example.com/server.pdf"
+
+
+class FabricFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Fabric
+
+    slug = factory.Sequence(lambda n: f"fabric-{n}")
+    name = factory.Sequence(lambda n: f"Fabric {n}")
+    kind = FabricKind.INFINIBAND
+    port_gbps = 400
+    source_urls = "https://example.com/fabric.pdf"
+
+
+class ModelArchitectureFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ModelArchitecture
+
+    slug = factory.Sequence(lambda n: f"model-{n}")
+    name = factory.Sequence(lambda n: f"Model {n}")
+    family = "Llama 3"
+    params = 8_030_261_248
+    active_params = 8_030_261_248
+    layers = 32
+    hidden = 4096
+    heads = 32
+    kv_heads = 8
+    ffn = 14336
+    vocab = 128256
+    context = 8192
+    source_urls = "https://example.com/config.json"
