@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run migrate loadcatalog worker test lint format messages clean
+.PHONY: install run migrate loadcatalog worker test lint format messages validate bench clean
 
 install: $(VENV)/.installed
 
@@ -42,6 +42,14 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run
 	$(MANAGE) spectacular --validate --fail-on-warn --file /dev/null
+
+# Published training runs replayed through the engine: measured vs predicted, per row.
+validate: install
+	$(MANAGE) validate
+
+bench: install
+	$(BIN)/python -m pytest bench --benchmark-only -p no:cacheprovider -q
+	$(BIN)/python bench/engine_search.py
 
 format: install
 	$(BIN)/ruff format .

@@ -6,6 +6,29 @@ only bridge to the database. Every saved result records `MODEL_VERSION`, so resu
 by an older engine can be told apart after the formulas change.
 """
 
-MODEL_VERSION = "0.1.0"
+MODEL_VERSION = "1.0.0"
 
-__all__ = ["MODEL_VERSION"]
+from planner.engine.estimate import Estimate, estimate  # noqa: E402
+from planner.engine.request import RequestError, request_from_dict  # noqa: E402
+from planner.engine.specs import (  # noqa: E402
+    AcceleratorSpec,
+    EstimateRequest,
+    FabricSpec,
+    InferenceSpec,
+    ModelSpec,
+    ParallelSpec,
+)
+
+__all__ = [
+    "MODEL_VERSION",
+    "AcceleratorSpec",
+    "Estimate",
+    "EstimateRequest",
+    "FabricSpec",
+    "InferenceSpec",
+    "ModelSpec",
+    "ParallelSpec",
+    "RequestError",
+    "estimate",
+    "request_from_dict",
+]

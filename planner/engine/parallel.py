@@ -1,0 +1,135 @@
+"""The parallelism search: every layout of tensor, pipeline and data parallelism, micro-batch,
+ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.engine.compute import StepTime, training_step
+from planner.engine.memory import RECOMPUTE_CODE, training_memory
+from planner.engine.specs import GIB, EstimateRequest, ParallelSpec
+
+MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
+RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODE.items()}
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    out, x = [], 1
+    while x <= limit:
+        out.append(x)
+        x *= 2
+    return out
+
+
+@dataclass(frozen=True)
+class Layouts:
+    """Candidate layouts as parallel arrays, one element per candidate."""
+
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    vp: np.ndarray
+    micro_batch: np.ndarray
+    zero_stage: np.ndarray
+    recompute_code: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.tp)
+
+    def kwargs(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def spec(
+        self, i: int, *, sequence_parallel: bool = True, recompute_fraction: float = 1.0
+    ) -> ParallelSpec:
+        return ParallelSpec(
+            tp=int(self.tp[i]),
+            pp=int(self.pp[i]),
+            dp=int(self.dp[i]),
+            cp=int(self.cp[i]),
+            vp=int(self.vp[i]),
+            micro_batch=int(self.micro_batch[i]),
+            zero_stage=int(self.zero_stage[i]),
+            recompute=RECOMPUTE_NAMES[int(self.recompute_code[i])],
+            sequence_parallel=sequence_parallel,
+            recompute_fraction=recompute_fraction,
+        )
+
+
+def candidate_layouts(req: EstimateRequest) -> Layouts:
+    """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
+    count, DP the rest; micro-batches that divide the global batch; ZeRO stages and recompute
+    policies unless the request fixes them; interleaving where the layers divide evenly."""
+    model, count = req.model, req.count
+    tps = [t for t in _powers_of_two(min(req.per_node, count)) if model.heads % t == 0]
+    rows = []
+    zeros = [req.zero_stage] if req.zero_stage is not None else [0, 1, 2, 3]
+    recomputes = [RECOMPUTE_CODE[req.recompute]] if req.recompute else [0, 1, 2]
+    micro = [req.micro_batch] if req.micro_batch else list(MICRO_BATCHES)
+    for t in tps:
+        for p in _powers_of_two(min(model.layers, count // t)):
+            if count % (t * p):
+                continue
+            d = count // (t * p)
+            vps = [1] + ([2] if p > 1 and model.layers % (2 * p) == 0 else [])
+            for b in micro:
+                if req.global_batch % (d * b):
+                    continue
+                for z in zeros:
+                    if d == 1 and z > 0 and req.zero_stage is None:
+                        continue  # nothing to shard over
+                    for r in recomputes:
+                        for v in vps:
+                            rows.append((t, p, d, 1, v, b, z, r))
+    if not rows:
+        return Layouts(*(np.zeros(0, dtype=np.int64) for _ in range(8)))
+    arr = np.asarray(rows, dtype=np.int64).T
+    return Layouts(*arr)
+
+
+def fixed_layout(spec: ParallelSpec) -> Layouts:
+    values = (
+        spec.tp,
+        spec.pp,
+        spec.dp,
+        spec.cp,
+        spec.vp,
+        spec.micro_batch,
+        spec.zero_stage,
+        RECOMPUTE_CODE[spec.recompute],
+    )
+    return Layouts(*(np.asarray([v], dtype=np.int64) for v in values))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    layouts: Layouts
+    memory: dict[str, np.ndarray]
+    step: StepTime
+    fits: np.ndarray
+    best: int  # index of the chosen layout
+
+    @property
+    def evaluated(self) -> int:
+        return len(self.layouts)
+
+    def pick(self, values):
+        return float(np.asarray(values)[self.best]) if np.ndim(values) else float(values)
+
+
+def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
+    kwargs = layouts.kwargs()
+    memory = training_memory(req, **kwargs)
+    step = training_step(req, **kwargs)
+    capacity = req.accelerator.memory_gib * GIB
+    fits = memory["total"] <= capacity
+    if fits.any():
+        # Fastest layout that fits; among equals, the one that leaves the most memory free.
+        order = np.lexsort((memory["total"], np.where(fits, step.step_s, np.inf)))
+        best = int(order[0])
+    else:
+        best = int(np.argmin(memory["total"]))
+    return SearchResult(layouts, memory, step, fits, best)

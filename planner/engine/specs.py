@@ -1,0 +1,189 @@
+"""What the engine reasons about: frozen descriptions of a model, an accelerator, a network and a
+question. Units live in the field names; nothing here knows where the figures came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+Task = Literal["train", "finetune", "inference"]
+Method = Literal["full", "lora", "qlora"]
+Recompute = Literal["none", "selective", "full"]
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+TASKS = ("train", "finetune", "inference")
+METHODS = ("full", "lora", "qlora")
+RECOMPUTE = ("none", "selective", "full")
+OPTIMIZERS = ("adamw", "sgd", "adamw8bit")
+ATTENTION = ("flash", "materialized")
+KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+GIB = 2**30
+GB = 1e9
+
+# Bytes per stored value. int4 and int8 include one 16-bit scale per group of 128 weights
+# (GPTQ/AWQ-style group quantisation); nf4 is QLoRA's 4-bit NormalFloat with double
+# quantisation, 4.127 bits per parameter (Dettmers et al. 2023, section 3).
+BYTES = MappingProxyType(
+    {
+        "fp32": 4.0,
+        "tf32": 4.0,
+        "bf16": 2.0,
+        "fp16": 2.0,
+        "fp8": 1.0,
+        "int8": 1.0 + 2 / 128,
+        "int4": 0.5 + 2 / 128,
+        "nf4": 4.127 / 8,
+    }
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder-only transformer. `ffn` is the intermediate size of one expert's MLP."""
+
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    experts: int = 1
+    active_experts: int = 1
+    # SwiGLU-style MLPs have three matrices (gate, up, down); GPT's GELU MLP has two.
+    gated_mlp: bool = True
+    name: str = ""
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def mlp_matrices(self) -> int:
+        return 3 if self.gated_mlp else 2
+
+    @property
+    def attention_params_per_layer(self) -> float:
+        return self.hidden * (self.hidden + 2 * self.kv_dim) + self.hidden * self.hidden
+
+    @property
+    def expert_params_per_layer(self) -> float:
+        return self.mlp_matrices * self.hidden * self.ffn
+
+    @property
+    def embedding_params(self) -> float:
+        return float(self.vocab * self.hidden)
+
+    @property
+    def active_params(self) -> float:
+        """Parameters one token passes through (MoE: only its routed experts)."""
+        if self.experts <= 1:
+            return self.params
+        inactive = (self.experts - self.active_experts) * self.expert_params_per_layer * self.layers
+        return max(self.params - inactive, self.params * self.active_experts / self.experts)
+
+
+@dataclass(frozen=True)
+class AcceleratorSpec:
+    """Datasheet figures. `tflops` holds dense peaks by precision; `scale_up_gb_s` is per
+    device and per direction (None: the devices of a node talk over PCIe)."""
+
+    memory_gib: float
+    memory_bw_gb_s: float
+    tflops: MappingProxyType
+    tdp_w: float = 0.0
+    scale_up_gb_s: float | None = None
+    scale_up_domain: int = 1
+    pcie_gb_s: float = 32.0
+    # Sustained clocks sag on cards cooled by open-air fans in a closed chassis (seeds: an RTX
+    # 3090 held its memory above 90 °C for days). Data-centre parts in their chassis do not.
+    consumer_cooling: bool = False
+    name: str = ""
+
+    def peak_tflops(self, precision: str) -> float | None:
+        return self.tflops.get(precision)
+
+
+@dataclass(frozen=True)
+class FabricSpec:
+    """The scale-out network as one accelerator sees it."""
+
+    per_gpu_gb_s: float = 25.0  # one 200 Gbit/s port per accelerator
+    latency_us: float = 5.0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class ParallelSpec:
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1  # context parallel: the sequence split across devices
+    vp: int = 1  # virtual pipeline stages per device (interleaved 1F1B)
+    micro_batch: int = 1
+    zero_stage: int = 0
+    recompute: Recompute = "selective"
+    # Megatron's sequence parallelism splits norms and dropout across the tensor-parallel
+    # group (Korthikanti et al. 2022); Megatron-LM before 2022 ran without it.
+    sequence_parallel: bool = True
+    # Share of layers whose forward is recomputed under full recompute (Megatron's
+    # --recompute-num-layers; torchtitan's selective-layer checkpointing recomputes every
+    # other layer, 0.5).
+    recompute_fraction: float = 1.0
+
+    @property
+    def devices(self) -> int:
+        return self.tp * self.pp * self.dp * self.cp
+
+
+@dataclass(frozen=True)
+class InferenceSpec:
+    batch: int = 1
+    prompt_len: int = 512
+    output_len: int = 128
+    kv_precision: str = "bf16"
+
+
+@dataclass(frozen=True)
+class ReliabilitySpec:
+    """Interruptions: Llama 3 saw 419 unexpected interruptions in 54 days on 16,384 H100s
+    (Dubey et al. 2024, section 3.3.4): about 2e-5 per GPU-hour."""
+
+    failures_per_gpu_hour: float = 2.0e-5
+    restart_s: float = 600.0
+    checkpoint_gb_s: float = 20.0  # aggregate write bandwidth to checkpoint storage
+
+
+ETA_KEYS = ("eta_mem", "eta_interconnect", "eta_sched", "eta_thermal", "eta_fault")
+
+
+@dataclass(frozen=True)
+class EstimateRequest:
+    task: Task
+    model: ModelSpec
+    accelerator: AcceleratorSpec
+    count: int
+    per_node: int = 8
+    fabric: FabricSpec = field(default_factory=FabricSpec)
+    precision: str = "bf16"
+    seq_len: int = 2048
+    global_batch: int = 1024
+    micro_batch: int | None = None
+    tokens: float = 0.0
+    method: Method = "full"
+    lora_rank: int = 16
+    optimizer: str = "adamw"
+    master_weights: str = "fp32"
+    zero_stage: int | None = None
+    recompute: Recompute | None = None
+    attention: str = "flash"
+    parallelism: ParallelSpec | None = None
+    inference: InferenceSpec = field(default_factory=InferenceSpec)
+    reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
+    efficiency: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))

@@ -1,0 +1,31 @@
+"""A human-readable summary of an estimate, for terminals."""
+
+
+def estimate_table(answer: dict) -> str:
+    mem, par, thr, tim, inf, eta = (
+        answer[k]
+        for k in ("memory", "parallelism", "throughput", "time", "inference", "efficiency")
+    )
+    lines = [
+        f"memory per device   {mem['per_device_gib']:>10.2f} GiB of {mem['capacity_gib']:g}"
+        f"  ({'fits' if mem['fits'] else 'DOES NOT FIT'})",
+    ]
+    for key in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"):
+        lines.append(f"  {key:<17} {mem[key + '_gib']:>10.2f} GiB")
+    lines.append(
+        f"parallelism         tp {par['tp']}  pp {par['pp']}  dp {par['dp']}  micro-batch "
+        f"{par['micro_batch']}  ZeRO {par['zero_stage']}  recompute {par['recompute']}"
+    )
+    lines.append(
+        f"throughput          {thr['tokens_per_s']:>14,.0f} tokens/s ({thr['tokens_per_s_per_device']:,.0f} per device)"
+    )
+    lines.append(
+        f"model TFLOP/s       {thr['model_tflops_per_device']:>10.1f} per device, MFU {100 * thr['mfu']:.1f} %"
+    )
+    if inf["tpot_ms"]:
+        lines.append(f"TTFT / TPOT         {inf['ttft_ms']:>10.1f} ms / {inf['tpot_ms']:.2f} ms")
+    lines.append(f"time                {tim['days']:>10.2f} days ({tim['seconds']:,.0f} s)")
+    lines.append("efficiency          " + "  ".join(f"{k} {v:.3f}" for k, v in eta.items()))
+    lines.append(f"bottleneck          {answer['bottleneck']}")
+    lines.extend(f"warning: {w}" for w in answer["warnings"])
+    return "\n".join(lines)
