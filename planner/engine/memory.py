@@ -138,7 +138,9 @@ def training_memory(
     master = BYTES["fp32"] if (req.master_weights == "fp32" and weight_bytes < 4) else 0.0
     optimizer = trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / shard1
 
-    per_layer = activation_bytes_per_layer(
+    # The activation formulas count 2-byte values; fp32 training stores 4.
+    act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
+    per_layer = act_scale * activation_bytes_per_layer(
         model,
         seq_len=req.seq_len,
         micro_batch=mb,
@@ -154,7 +156,7 @@ def training_memory(
     layers_here = np.ceil(model.layers / pp)
     activations = per_layer * layers_here * in_flight
     # Full recompute rebuilds one layer's activations at a time during backward.
-    rebuilt = activation_bytes_per_layer(
+    rebuilt = act_scale * activation_bytes_per_layer(
         model,
         seq_len=req.seq_len,
         micro_batch=mb,

@@ -1,0 +1,137 @@
+import dataclasses
+
+import pytest
+
+from planner.engine.compute import model_flops_per_token, training_step
+from planner.engine.estimate import estimate
+from planner.engine.specs import ModelSpec, ParallelSpec
+from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, MIXTRAL, TINY, serve, train
+
+
+def test_model_flops_per_token_matches_nemo_accounting():
+    # NeMo's table: GPT3-5B at 736 model TFLOP/s from 22,521 tokens/s/GPU (32.7 GFLOP/token);
+    # Llama2-70B at 759 TFLOP/s from 1,707 tokens/s/GPU (444.6 GFLOP/token).
+    gpt3_5b = ModelSpec(
+        params=0,
+        layers=24,
+        hidden=4096,
+        heads=32,
+        kv_heads=32,
+        ffn=16384,
+        vocab=50304,
+        gated_mlp=False,
+    )
+    llama2_70b = ModelSpec(
+        params=0, layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=32000
+    )
+    assert model_flops_per_token(gpt3_5b, 2048) == pytest.approx(736e12 / 22521, rel=0.01)
+    assert model_flops_per_token(llama2_70b, 4096) == pytest.approx(759e12 / 1707, rel=0.01)
+
+
+def test_moe_counts_only_the_active_experts():
+    dense_equivalent = dataclasses.replace(MIXTRAL, experts=1, active_experts=1)
+    per_token = model_flops_per_token(MIXTRAL, 4096)
+    assert per_token < 0.4 * model_flops_per_token(
+        dataclasses.replace(dense_equivalent, ffn=MIXTRAL.ffn * 8), 4096
+    )
+    assert per_token == pytest.approx(
+        model_flops_per_token(dataclasses.replace(dense_equivalent, ffn=MIXTRAL.ffn * 2), 4096),
+        rel=0.01,
+    )
+
+
+def _layout(req, **kw):
+    base = {
+        "tp": 1,
+        "pp": 1,
+        "dp": req.count,
+        "cp": 1,
+        "vp": 1,
+        "micro_batch": 1,
+        "zero_stage": 1,
+        "recompute_code": 1,
+    }
+    return training_step(req, **{**base, **kw})
+
+
+def test_pipeline_bubble_is_p_minus_one_over_m_plus_p_minus_one():
+    req = train(LLAMA3_70B, count=32, global_batch=64, seq_len=4096)
+    step = _layout(req, tp=8, pp=4, dp=1)  # 64 micro-batches per step
+    bubble_share = float(step.pp_bubble_s) / float(step.step_s)
+    assert bubble_share == pytest.approx(3 / (64 + 3), rel=0.05)
+    interleaved = _layout(req, tp=8, pp=4, dp=1, vp=2)
+    assert float(interleaved.pp_bubble_s) == pytest.approx(float(step.pp_bubble_s) / 2, rel=0.05)
+
+
+def test_tensor_parallel_over_pcie_costs_more_than_over_nvlink():
+    pcie_card = dataclasses.replace(H100, scale_up_gb_s=None)
+    nvlink = _layout(train(LLAMA3_70B, H100, count=8, global_batch=64), tp=8, dp=1)
+    pcie = _layout(train(LLAMA3_70B, pcie_card, count=8, global_batch=64), tp=8, dp=1)
+    assert float(pcie.tp_comm_s) > 5 * float(nvlink.tp_comm_s)
+
+
+def test_small_models_fall_below_the_peak_big_ones_reach():
+    small = estimate(train(TINY, A100, count=8, global_batch=256, seq_len=1024))
+    big = estimate(train(LLAMA3_70B, A100, count=64, global_batch=512, seq_len=4096))
+    assert small.throughput["mfu"] < big.throughput["mfu"]
+    assert small.efficiency["eta_mem"] < big.efficiency["eta_mem"]
+
+
+def test_full_recompute_costs_about_a_third_more_compute():
+    req = train(LLAMA3_8B, count=8, global_batch=64)
+    none = _layout(req, recompute_code=0)
+    full = _layout(req, recompute_code=2)
+    assert 1.2 < float(full.step_s) / float(none.step_s) < 1.4
+
+
+def test_mfu_excludes_recompute():
+    layout = {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "zero_stage": 1}
+    none = estimate(
+        train(
+            LLAMA3_8B,
+            count=8,
+            global_batch=64,
+            parallelism=ParallelSpec(**layout, recompute="none"),
+        )
+    )
+    full = estimate(
+        train(
+            LLAMA3_8B,
+            count=8,
+            global_batch=64,
+            parallelism=ParallelSpec(**layout, recompute="full"),
+        )
+    )
+    assert full.throughput["mfu"] < none.throughput["mfu"]
+
+
+def test_fp8_training_is_faster_than_bf16_on_hopper():
+    bf16 = estimate(train(LLAMA3_70B, H100, count=64, global_batch=256, precision="bf16"))
+    fp8 = estimate(train(LLAMA3_70B, H100, count=64, global_batch=256, precision="fp8"))
+    assert 1.2 < fp8.throughput["tokens_per_s"] / bf16.throughput["tokens_per_s"] < 2.0
+
+
+def test_decode_at_batch_one_is_bound_by_memory_bandwidth():
+    answer = estimate(serve(LLAMA3_8B, H100, batch=1))
+    assert answer.bottleneck == "memory bandwidth"
+    # Each token streams ~16 GB of weights at ~80 % of 3.35 TB/s: about 6 ms.
+    assert 5 < answer.inference["tpot_ms"] < 8
+    assert answer.inference["ttft_ms"] > answer.inference["tpot_ms"]
+
+
+def test_int4_weights_speed_up_decode():
+    bf16 = estimate(serve(LLAMA3_70B, H100, count=8, batch=1, precision="bf16"))
+    int4 = estimate(serve(LLAMA3_70B, H100, count=8, batch=1, precision="int4"))
+    assert int4.inference["tpot_ms"] < 0.6 * bf16.inference["tpot_ms"]
+
+
+def test_larger_batches_raise_decode_throughput():
+    one = estimate(serve(LLAMA3_8B, H100, batch=1))
+    many = estimate(serve(LLAMA3_8B, H100, batch=64))
+    assert many.inference["decode_tokens_per_s"] > 20 * one.inference["decode_tokens_per_s"]
+
+
+def test_seventy_b_inference_spreads_over_a_tensor_parallel_group():
+    answer = estimate(serve(LLAMA3_70B, H100, count=8, batch=8))
+    assert answer.memory["fits"] and answer.parallelism["tp"] == 2
+    assert answer.parallelism["dp"] == 4  # the other devices serve as replicas

@@ -1,0 +1,168 @@
+import dataclasses
+
+import pytest
+
+from planner.engine.estimate import estimate
+from planner.engine.memory import activation_bytes_per_layer, kv_cache_bytes, training_memory
+from planner.engine.specs import GIB, ParallelSpec
+from tests.engine.conftest import GPT3_175B, LLAMA2_7B, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
+
+ONE_DEVICE = {
+    "tp": 1,
+    "pp": 1,
+    "dp": 1,
+    "cp": 1,
+    "vp": 1,
+    "micro_batch": 1,
+    "zero_stage": 0,
+    "recompute_code": 1,
+}
+
+
+def test_mixed_precision_adamw_costs_18_bytes_per_parameter():
+    # bf16 weights (2) + fp32 main gradients (4) + fp32 master weights and two moments (12):
+    # Megatron's layout. ZeRO's paper counts 16 with fp16 gradients.
+    mem = training_memory(train(LLAMA2_7B, count=1), **ONE_DEVICE)
+    states = float(mem["weights"] + mem["gradients"] + mem["optimizer"])
+    assert states / LLAMA2_7B.params == pytest.approx(18, rel=0.01)
+
+
+def test_zero_stages_shard_what_they_promise():
+    req = train(LLAMA2_7B, count=8)
+    by_stage = {
+        z: training_memory(req, **{**ONE_DEVICE, "dp": 8, "zero_stage": z}) for z in range(4)
+    }
+    assert float(by_stage[1]["optimizer"]) == pytest.approx(float(by_stage[0]["optimizer"]) / 8)
+    assert float(by_stage[1]["gradients"]) == float(by_stage[0]["gradients"])
+    assert float(by_stage[2]["gradients"]) == pytest.approx(float(by_stage[0]["gradients"]) / 8)
+    assert float(by_stage[3]["weights"]) < float(by_stage[2]["weights"]) / 4
+
+
+def test_activations_match_korthikanti_for_gpt():
+    # Korthikanti et al. 2022, equation 2: sbh(34 + 5as/h) bytes per layer, no parallelism.
+    s, b, h, a = 2048, 1, GPT3_175B.hidden, GPT3_175B.heads
+    got = float(
+        activation_bytes_per_layer(
+            GPT3_175B,
+            seq_len=s,
+            micro_batch=b,
+            tp=1,
+            cp=1,
+            recompute_code=0,
+            attention="materialized",
+        )
+    )
+    assert got == pytest.approx(s * b * h * (34 + 5 * a * s / h))
+    # With tensor and sequence parallelism everything divides by t (their equation 5).
+    split = float(
+        activation_bytes_per_layer(
+            GPT3_175B,
+            seq_len=s,
+            micro_batch=b,
+            tp=8,
+            cp=1,
+            recompute_code=0,
+            attention="materialized",
+        )
+    )
+    assert split == pytest.approx(got / 8)
+    # Selective recompute drops the 5as/h term; full recompute keeps only the layer input 2sbh.
+    sel = float(
+        activation_bytes_per_layer(
+            GPT3_175B,
+            seq_len=s,
+            micro_batch=b,
+            tp=1,
+            cp=1,
+            recompute_code=1,
+            attention="materialized",
+        )
+    )
+    full = float(
+        activation_bytes_per_layer(
+            GPT3_175B,
+            seq_len=s,
+            micro_batch=b,
+            tp=1,
+            cp=1,
+            recompute_code=2,
+            attention="materialized",
+        )
+    )
+    assert sel == pytest.approx(34 * s * b * h)
+    assert full == pytest.approx(2 * s * b * h)
+
+
+def test_flash_attention_does_not_store_the_score_matrix():
+    kw = {"seq_len": 8192, "micro_batch": 1, "tp": 1, "cp": 1, "recompute_code": 0}
+    flash = float(activation_bytes_per_layer(LLAMA3_8B, attention="flash", **kw))
+    materialized = float(activation_bytes_per_layer(LLAMA3_8B, attention="materialized", **kw))
+    assert materialized > 10 * flash
+
+
+def test_kv_cache_is_half_a_mebibyte_per_token_for_llama2_7b():
+    # 2 x 32 layers x 32 heads x 128 dims x 2 bytes = 512 KiB per token (vLLM docs, Llama-2-7B).
+    assert kv_cache_bytes(LLAMA2_7B, tokens=1, batch=1, kv_precision="bf16") == 512 * 1024
+    # Llama 3 8B keeps 8 KV heads (GQA): a quarter of that.
+    assert kv_cache_bytes(LLAMA3_8B, tokens=1, batch=1, kv_precision="bf16") == 128 * 1024
+    assert kv_cache_bytes(LLAMA3_8B, tokens=1, batch=1, kv_precision="fp8") == 64 * 1024
+
+
+def test_serving_memory_counts_weights_and_kv_for_the_whole_batch():
+    answer = estimate(serve(LLAMA3_8B, batch=32, prompt=4096, output=1024))
+    # 8.03e9 bf16 weights ~ 15 GiB; 32 x 5120 tokens x 128 KiB = 20 GiB of KV cache.
+    assert answer.memory["weights_gib"] == pytest.approx(8.03e9 * 2 / GIB, rel=0.02)
+    assert answer.memory["kv_cache_gib"] == pytest.approx(20.0, rel=0.01)
+
+
+def test_int4_weights_include_their_group_scales():
+    def total_weights(precision):
+        answer = estimate(serve(LLAMA3_70B, count=8, precision=precision))
+        return answer.memory["weights_gib"] * answer.parallelism["tp"]
+
+    # 4.125 bits per weight for the layers; embeddings stay 16-bit.
+    assert 0.25 < total_weights("int4") / total_weights("bf16") < 0.32
+
+
+def test_full_finetune_of_7b_does_not_fit_a_3090_but_qlora_does():
+    # The seeds: a 24 GB RTX 3090 cannot hold a 7B full fine-tune's optimizer states, while
+    # QLoRA runs with batch 8.
+    full = estimate(train(LLAMA2_7B, RTX3090, count=1, global_batch=8, seq_len=512))
+    qlora = estimate(
+        dataclasses.replace(
+            train(LLAMA2_7B, RTX3090, count=1, global_batch=8, seq_len=512),
+            task="finetune",
+            method="qlora",
+        )
+    )
+    assert not full.memory["fits"] and full.bottleneck == "memory capacity"
+    assert (
+        "LoRA or QLoRA" not in full.warnings[0]
+    )  # a pre-training job is told about recompute and ZeRO
+    assert "GiB more than" in full.warnings[0]
+    assert qlora.memory["fits"]
+    assert (
+        qlora.memory["weights_gib"] < 4.5
+    )  # NF4 base of 6.7B parameters ~ 3.5 GiB plus 16-bit embeddings
+
+
+def test_finetune_warning_suggests_lora_when_full_does_not_fit():
+    req = dataclasses.replace(
+        train(LLAMA2_7B, RTX3090, count=1, global_batch=8, seq_len=512), task="finetune"
+    )
+    assert "LoRA or QLoRA" in estimate(req).warnings[0]
+
+
+def test_pipeline_stage_keeps_micro_batches_in_flight():
+    req = train(LLAMA3_70B, count=64, global_batch=512, seq_len=4096)
+    base = {"tp": 8, "dp": 2, "cp": 1, "micro_batch": 1, "zero_stage": 1, "recompute_code": 1}
+    one = training_memory(req, pp=4, vp=1, **base)["activations"]
+    interleaved = training_memory(req, pp=4, vp=2, **base)["activations"]
+    assert float(interleaved) > float(one)
+
+
+def test_fixed_layout_is_reported_back():
+    layout = ParallelSpec(tp=2, pp=2, dp=2, micro_batch=2, zero_stage=1, recompute="full")
+    answer = estimate(train(LLAMA3_8B, count=8, global_batch=64, parallelism=layout))
+    assert answer.parallelism["tp"] == 2 and answer.parallelism["recompute"] == "full"
+    assert answer.search["evaluated"] == 1

@@ -1,0 +1,148 @@
+import pytest
+
+from planner.engine.request import RequestError, request_from_dict
+from tests.engine.conftest import H100, LLAMA3_8B, NDR
+
+CATALOG = {"meta-llama-3-8b": LLAMA3_8B, "nvidia-h100-sxm5-80gb": H100, "ib-ndr-400": NDR}
+
+
+def resolve(field):
+    def inner(slug):
+        if slug not in CATALOG:
+            raise RequestError(field, f"unknown {field} {slug!r}")
+        return CATALOG[slug]
+
+    return inner
+
+
+def parse(**data):
+    base = {
+        "task": "train",
+        "model": "meta-llama-3-8b",
+        "accelerator": "nvidia-h100-sxm5-80gb",
+        "count": 8,
+    }
+    return request_from_dict(
+        {**base, **data},
+        resolve_model=resolve("model"),
+        resolve_accelerator=resolve("accelerator"),
+        resolve_fabric=resolve("fabric"),
+    )
+
+
+def error_of(**data) -> RequestError:
+    with pytest.raises(RequestError) as excinfo:
+        parse(**data)
+    return excinfo.value
+
+
+def test_documented_defaults_are_filled():
+    req = parse()
+    assert (req.precision, req.seq_len, req.global_batch, req.method) == (
+        "bf16",
+        2048,
+        1024,
+        "full",
+    )
+    assert req.tokens == pytest.approx(20 * LLAMA3_8B.params)  # Chinchilla default
+    assert req.parallelism is None and req.zero_stage is None  # searched
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "words"),
+    [
+        ({"count": -1}, "count", "at least 1"),
+        ({"count": 2.5}, "count", "whole number"),
+        ({"count": "eight"}, "count", "number"),
+        ({"task": "dream"}, "task", "one of"),
+        ({"model": "gpt-9"}, "model", "unknown"),
+        ({"accelerator": None}, "accelerator", "required"),
+        ({"precision": "fp4"}, "precision", "one of"),
+        ({"precision": "int8"}, "precision", "inference"),
+        ({"parallelism": {"tp": 3, "dp": 2}}, "parallelism", "must equal count"),
+        (
+            {
+                "parallelism": {"tp": 8, "pp": 1, "dp": 1},
+                "model": {
+                    "params": 1e9,
+                    "layers": 4,
+                    "hidden": 1200,
+                    "heads": 12,
+                    "ffn": 4800,
+                    "vocab": 1000,
+                },
+            },
+            "parallelism.tp",
+            "divide",
+        ),
+        ({"parallelism": {"tp": 1, "dp": 8}, "global_batch": 12}, "global_batch", "multiple"),
+        ({"method": "lora"}, "method", "finetune"),
+        ({"efficiency": {"eta_sched": 1.5}}, "efficiency.eta_sched", "at most 1"),
+        ({"efficiency": {"eta_magic": 0.5}}, "efficiency.eta_magic", "not a known field"),
+        ({"inference": {"batch": 0}}, "inference.batch", "at least 1"),
+        ({"fabric": "token-ring"}, "fabric", "unknown"),
+        ({"wibble": 1}, "wibble", "not a known field"),
+        (
+            {
+                "model": {
+                    "params": 1e9,
+                    "layers": 4,
+                    "hidden": 1024,
+                    "heads": 16,
+                    "kv_heads": 5,
+                    "ffn": 4096,
+                    "vocab": 1000,
+                }
+            },
+            "model.kv_heads",
+            "divide",
+        ),
+        (
+            {"accelerator": {"memory_gib": 24, "memory_bw_gb_s": 900}},
+            "accelerator.tflops",
+            "required",
+        ),
+    ],
+)
+def test_bad_input_names_the_field(data, field, words):
+    error = error_of(**data)
+    assert error.field == field
+    assert words in error.message
+
+
+def test_precision_the_card_lacks_is_refused():
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    CATALOG["old-card"] = replace(
+        H100, tflops=MappingProxyType({"fp32": 19.5, "bf16": 312}), name="old-card"
+    )
+    error = error_of(accelerator="old-card", precision="fp8")
+    assert (error.field, error.message) == ("precision", "old-card has no fp8 support")
+
+
+def test_inline_items_are_accepted():
+    req = parse(
+        model={
+            "params": 8.03e9,
+            "layers": 32,
+            "hidden": 4096,
+            "heads": 32,
+            "kv_heads": 8,
+            "ffn": 14336,
+            "vocab": 128256,
+        },
+        accelerator={
+            "memory_gib": 80,
+            "memory_bw_gb_s": 3350,
+            "tflops": {"bf16": 989, "fp8": 1979},
+            "tdp_w": 700,
+            "scale_up_gb_s": 450,
+        },
+        fabric={"per_gpu_gb_s": 50, "latency_us": 3},
+    )
+    assert (
+        req.model.kv_heads == 8
+        and req.accelerator.peak_tflops("fp8") == 1979
+        and req.fabric.per_gpu_gb_s == 50
+    )

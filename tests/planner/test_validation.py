@@ -1,0 +1,53 @@
+"""The engine against published training runs (planner/validation/training_public.csv)."""
+
+import dataclasses
+
+import pytest
+
+from planner.validation.public import load_cases, run_all, run_case, summary
+
+OUTCOMES = run_all()
+
+
+def test_every_published_row_is_replayed():
+    ids = {o.case.id for o in OUTCOMES}
+    assert len(ids) == 35
+    assert {"B1", "B10", "B13", "B17", "B27", "B38", "B91", "B98"} <= ids
+
+
+def test_median_error_of_per_device_throughput_is_within_8_percent():
+    assert summary(OUTCOMES)["median_abs_error"] <= 0.08
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES, ids=lambda o: o.case.id)
+def test_no_row_is_off_by_more_than_20_percent(outcome):
+    assert abs(outcome.error) <= 0.20, f"{outcome.case.id}: {100 * outcome.error:+.1f} %"
+
+
+def test_the_engine_computes_rather_than_looks_up():
+    # Double the layers of one row: twice the work per token, so throughput per device drops
+    # (by roughly half); halve them and it rises.
+    case = next(c for c in load_cases() if c.id == "B14")
+    base = run_case(case).predicted_tokens_per_s_per_device
+    model = case.request.model
+
+    def with_layers(layers):
+        request = dataclasses.replace(case.request, model=dataclasses.replace(model, layers=layers))
+        return run_case(
+            dataclasses.replace(case, request=request)
+        ).predicted_tokens_per_s_per_device
+
+    assert 0.4 * base < with_layers(model.layers * 2) < 0.6 * base
+    assert with_layers(model.layers // 2) > 1.5 * base
+
+
+def test_a_faster_accelerator_predicts_faster_training():
+    case = next(c for c in load_cases() if c.id == "B31")
+    base = run_case(case).predicted_tokens_per_s_per_device
+    acc = case.request.accelerator
+    faster = dataclasses.replace(acc, tflops={k: v * 1.5 for k, v in acc.tflops.items()})
+    request = dataclasses.replace(case.request, accelerator=faster)
+    assert (
+        run_case(dataclasses.replace(case, request=request)).predicted_tokens_per_s_per_device
+        > 1.2 * base
+    )
