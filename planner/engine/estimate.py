@@ -210,31 +210,74 @@ def _training(req: EstimateRequest) -> Estimate:
     )
 
 
-def _does_not_fit(req: EstimateRequest, memory: dict) -> str:
-    over = memory["per_device_gib"] - memory["capacity_gib"]
-    hints = []
+def _fit_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]:
+    """Changes a user can make, most modest first, each as the request it would become."""
+    options: list[tuple[str, EstimateRequest]] = []
+    replace = dataclasses.replace
     if req.task == "inference":
-        hints = [
-            "int8 or int4 weights",
-            "an fp8 KV cache",
-            "a smaller batch",
-            "more devices for tensor parallelism",
-        ]
+        for precision, label in (("int8", "int8 weights"), ("int4", "int4 weights")):
+            if req.precision not in (precision, "int4") and req.accelerator.peak_tflops("bf16"):
+                options.append((label, replace(req, precision=precision)))
+        if req.inference.kv_precision not in ("fp8", "int8", "int4"):
+            options.append(
+                (
+                    "an fp8 KV cache",
+                    replace(req, inference=replace(req.inference, kv_precision="fp8")),
+                )
+            )
+        if req.inference.batch > 1:
+            options.append(
+                (
+                    "half the batch",
+                    replace(req, inference=replace(req.inference, batch=req.inference.batch // 2)),
+                )
+            )
+        options.append(
+            (
+                "twice the devices",
+                replace(req, count=req.count * 2, per_node=min(req.per_node * 2, 8)),
+            )
+        )
+        return options
+    free = replace(req, parallelism=None)
+    if req.recompute != "full":
+        options.append(("full recompute", replace(free, recompute="full")))
+    if (req.zero_stage or 0) < 3:
+        options.append(("ZeRO-3 / FSDP", replace(free, zero_stage=3)))
+    if req.task == "finetune" and req.method == "full":
+        options.append(("LoRA", replace(free, method="lora")))
+        options.append(("QLoRA", replace(free, method="qlora")))
+    elif req.task == "finetune" and req.method == "lora":
+        options.append(("QLoRA", replace(free, method="qlora")))
+    options.append(
+        ("twice the devices", replace(free, count=req.count * 2, global_batch=req.global_batch * 2))
+    )
+    return options
+
+
+def _fits(req: EstimateRequest) -> bool:
+    if req.task == "inference":
+        return bool(_inference(req, suggest=False).memory["fits"])
+    layouts = candidate_layouts(req)
+    return len(layouts) > 0 and bool(evaluate(req, layouts).fits.any())
+
+
+def _does_not_fit(req: EstimateRequest, memory: dict) -> str:
+    """How far over capacity, and which single changes would make it fit (each one tried)."""
+    over = memory["per_device_gib"] - memory["capacity_gib"]
+    options = _fit_options(req)
+    working = [label for label, alt in options if _fits(alt)]
+    if working:
+        advice = f"it would fit with {' or '.join(working)}."
     else:
-        if req.recompute != "full":
-            hints.append("full recompute")
-        if (req.zero_stage or 0) < 3:
-            hints.append("ZeRO-3 / FSDP")
-        hints.append("more devices")
-        if req.task == "finetune" and req.method == "full":
-            hints.append("LoRA or QLoRA")
+        advice = f"none of {', '.join(label for label, _ in options)} alone makes it fit."
     return (
         f"Needs {memory['per_device_gib']:.1f} GiB per device, {over:.1f} GiB more than the "
-        f"{memory['capacity_gib']:g} GiB available; try {', '.join(hints)}."
+        f"{memory['capacity_gib']:g} GiB available; {advice}"
     )
 
 
-def _inference(req: EstimateRequest) -> Estimate:
+def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     inf = req.inference
     # The smallest tensor-parallel group (within a node) whose shard fits; the rest of the
     # devices serve as independent replicas.
@@ -290,7 +333,8 @@ def _inference(req: EstimateRequest) -> Estimate:
         bottleneck = "scale-up link"
     if not mem["fits"]:
         bottleneck = "memory capacity"
-        warnings.insert(0, _does_not_fit(req, mem))
+        if suggest:
+            warnings.insert(0, _does_not_fit(req, mem))
     explanations = {
         "eta_mem": "Each decode step streams the weights and the KV cache once for the whole batch; "
         f"the math takes {100 * decode_compute_share:.0f} % of the step, the rest waits on memory.",

@@ -136,21 +136,28 @@ def test_full_finetune_of_7b_does_not_fit_a_3090_but_qlora_does():
         )
     )
     assert not full.memory["fits"] and full.bottleneck == "memory capacity"
-    assert (
-        "LoRA or QLoRA" not in full.warnings[0]
-    )  # a pre-training job is told about recompute and ZeRO
     assert "GiB more than" in full.warnings[0]
+    assert "LoRA" not in full.warnings[0]  # a pre-training job is not told to fine-tune
     assert qlora.memory["fits"]
-    assert (
-        qlora.memory["weights_gib"] < 4.5
-    )  # NF4 base of 6.7B parameters ~ 3.5 GiB plus 16-bit embeddings
+    # NF4 base of 6.7B parameters ~ 3.5 GiB plus 16-bit embeddings.
+    assert qlora.memory["weights_gib"] < 4.5
 
 
-def test_finetune_warning_suggests_lora_when_full_does_not_fit():
+def test_finetune_warning_names_only_the_changes_that_make_it_fit():
     req = dataclasses.replace(
         train(LLAMA2_7B, RTX3090, count=1, global_batch=8, seq_len=512), task="finetune"
     )
-    assert "LoRA or QLoRA" in estimate(req).warnings[0]
+    warning = estimate(req).warnings[0]
+    assert "QLoRA" in warning
+    assert "ZeRO-3" not in warning  # one device has nothing to shard over
+    # 7B x 18 bytes per parameter over two 24 GiB cards still does not fit.
+    assert "twice the devices" not in warning
+
+
+def test_serving_warning_offers_quantisation_that_fits():
+    answer = estimate(serve(LLAMA3_70B, RTX3090, count=2, batch=1, prompt=512))
+    assert not answer.memory["fits"]
+    assert "int4 weights" in answer.warnings[0]
 
 
 def test_pipeline_stage_keeps_micro_batches_in_flight():
