@@ -46,6 +46,20 @@ def compute_precision(precision: str) -> tuple[str, str]:
     return precision, precision
 
 
+# Where a card lacks a format, the 16-bit units do the work (V100 and Ascend 310P run int4
+# weight-only inference on fp16); fp32 is the last resort.
+FALLBACK_PRECISIONS = ("bf16", "fp16", "fp32")
+
+
+def dense_peak(acc, precision: str) -> float:
+    """Dense TFLOP/s for a precision, falling back to the 16-bit units the card has."""
+    for candidate in (precision, *FALLBACK_PRECISIONS):
+        rate = acc.peak_tflops(candidate)
+        if rate:
+            return rate
+    raise ValueError(f"{acc.name or 'the accelerator'} has no usable peak rate")
+
+
 @dataclass(frozen=True)
 class Roofline:
     """Operation time, and the part of it spent waiting on memory rather than math."""
@@ -89,8 +103,8 @@ class Hardware:
 def hardware(req: EstimateRequest, efficiency_scale: float = 1.0) -> Hardware:
     gemm_p, other_p = compute_precision(req.precision)
     acc = req.accelerator
-    gemm_peak = acc.peak_tflops(gemm_p) or acc.peak_tflops(other_p)
-    other_peak = acc.peak_tflops(other_p) or gemm_peak
+    gemm_peak = dense_peak(acc, gemm_p)
+    other_peak = dense_peak(acc, other_p)
     thermal = eff.CONSUMER_THERMAL_FACTOR if acc.consumer_cooling else 1.0
     return Hardware(
         gemm_peak=gemm_peak * 1e12 * thermal,

@@ -11,7 +11,7 @@ import numpy as np
 
 from planner.engine import MODEL_VERSION
 from planner.engine import efficiency as eff
-from planner.engine.compute import inference_time, model_flops_per_token
+from planner.engine.compute import dense_peak, inference_time, model_flops_per_token
 from planner.engine.memory import inference_memory
 from planner.engine.parallel import candidate_layouts, evaluate, fixed_layout
 from planner.engine.specs import BYTES, ETA_KEYS, GIB, EstimateRequest
@@ -148,7 +148,7 @@ def _training(req: EstimateRequest) -> Estimate:
     flops_token = model_flops_per_token(req.model, req.seq_len)
     if req.method != "full":
         flops_token *= 2 / 3  # no weight gradients for frozen weights
-    peak = req.accelerator.peak_tflops("fp8" if req.precision == "fp8" else req.precision) or 1
+    peak = dense_peak(req.accelerator, req.precision)
     model_tflops = per_device * flops_token / 1e12
     # Failures and checkpoints stretch wall time, not the steady throughput.
     seconds = req.tokens / max(tokens_per_s * final["eta_fault"], 1e-12)
@@ -316,14 +316,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     mem = _memory_dict(memory, None, req.accelerator.memory_gib)
     seconds = ttft + inf.output_len * tpot
     flops_token = model_flops_per_token(req.model, inf.prompt_len) / 3
-    peak = (
-        req.accelerator.peak_tflops(
-            "int8"
-            if req.precision == "int8"
-            else ("bf16" if req.precision == "int4" else req.precision)
-        )
-        or 1
-    )
+    peak = dense_peak(req.accelerator, {"int4": "bf16"}.get(req.precision, req.precision))
     model_tflops = decode_tps / req.count * flops_token / 1e12
     warnings = list(override_notes)
     bottleneck = (

@@ -135,3 +135,13 @@ def test_seventy_b_inference_spreads_over_a_tensor_parallel_group():
     answer = estimate(serve(LLAMA3_70B, H100, count=8, batch=8))
     assert answer.memory["fits"] and answer.parallelism["tp"] == 2
     assert answer.parallelism["dp"] == 4  # the other devices serve as replicas
+
+
+def test_int4_serving_on_a_card_without_bf16_runs_on_its_fp16_units():
+    from types import MappingProxyType
+
+    v100 = dataclasses.replace(
+        A100, tflops=MappingProxyType({"fp32": 15.7, "fp16": 125}), name="v100"
+    )
+    answer = estimate(serve(LLAMA3_8B, v100, precision="int4"))
+    assert answer.inference["tpot_ms"] > 0 and 0 < answer.throughput["mfu"] < 1
