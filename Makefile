@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run migrate loadcatalog worker test lint format messages validate bench clean
+.PHONY: install run migrate loadcatalog demousers worker test lint format messages validate bench clean
 
 install: $(VENV)/.installed
 
@@ -24,8 +24,13 @@ migrate: install
 loadcatalog: migrate
 	$(MANAGE) loadcatalog
 
+# Role groups, and one demo user per role (passwords printed once, when created).
+demousers: migrate
+	$(MANAGE) setuproles
+	$(MANAGE) demousers
+
 # Web server and Celery worker side by side; Ctrl-C stops both.
-run: loadcatalog
+run: loadcatalog demousers
 	@echo "flopfit on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@trap 'kill $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2 & WORKER=$$!; \

@@ -1,5 +1,6 @@
 """Catalog pages. Each list is one template whose `results` partial is what HTMX swaps."""
 
+from django.contrib.auth.decorators import login_not_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -40,6 +41,7 @@ def _filtered_list(request: HttpRequest, filterset_class, template: str, **extra
     return render(request, template, context)
 
 
+@login_not_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(
@@ -57,6 +59,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_GET
 @vary_on_headers("HX-Request")
 def accelerator_list(request: HttpRequest) -> HttpResponse:
@@ -65,6 +68,7 @@ def accelerator_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_GET
 def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
     accelerator = get_object_or_404(Accelerator, slug=slug)
@@ -75,6 +79,7 @@ def accelerator_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_GET
 def accelerator_compare(request: HttpRequest) -> HttpResponse:
     slugs = [s for s in request.GET.getlist("slugs") if s]
@@ -104,12 +109,14 @@ def accelerator_compare(request: HttpRequest) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_GET
 @vary_on_headers("HX-Request")
 def server_list(request: HttpRequest) -> HttpResponse:
     return _filtered_list(request, ServerPlatformFilterSet, "catalog/server_list.html")
 
 
+@login_not_required
 @require_GET
 def server_detail(request: HttpRequest, slug: str) -> HttpResponse:
     server = get_object_or_404(
@@ -123,12 +130,14 @@ def server_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "catalog/server_detail.html", {"item": server, "fits": fits})
 
 
+@login_not_required
 @require_GET
 @vary_on_headers("HX-Request")
 def fabric_list(request: HttpRequest) -> HttpResponse:
     return _filtered_list(request, FabricFilterSet, "catalog/fabric_list.html")
 
 
+@login_not_required
 @require_GET
 def fabric_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
@@ -136,12 +145,14 @@ def fabric_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_GET
 @vary_on_headers("HX-Request")
 def model_list(request: HttpRequest) -> HttpResponse:
     return _filtered_list(request, ModelArchitectureFilterSet, "catalog/model_list.html")
 
 
+@login_not_required
 @require_GET
 def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
@@ -151,6 +162,7 @@ def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@login_not_required
 @require_POST
 def set_currency(request: HttpRequest) -> HttpResponse:
     chosen = request.POST.get("currency")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
@@ -115,6 +116,7 @@ def _results_context(answer: dict[str, Any], task: str) -> dict[str, Any]:
     }
 
 
+@login_not_required  # the public estimate
 @require_GET
 @vary_on_headers("HX-Request")
 def estimate(request: HttpRequest) -> HttpResponse:

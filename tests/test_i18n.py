@@ -23,7 +23,9 @@ def po_entries() -> dict[str, str]:
         match = re.match(r'^(msgid_plural|msgid|msgstr(?:\[0\])?|msgstr\[\d+\])\s+"(.*)"$', line)
         if match:
             key = match.group(1)
-            field = "msgid" if key == "msgid" else "msgstr" if key in ("msgstr", "msgstr[0]") else None
+            field = (
+                "msgid" if key == "msgid" else "msgstr" if key in ("msgstr", "msgstr[0]") else None
+            )
             if field:
                 current[field] = match.group(2)
         elif line.startswith('"') and field:

@@ -1,6 +1,7 @@
 """Read-only catalog API: one viewset per model, filtered by the same FilterSet as the pages."""
 
 from rest_framework import viewsets
+from rest_framework.permissions import AllowAny
 
 from catalog.api.serializers import (
     AcceleratorSerializer,
@@ -21,6 +22,7 @@ from catalog.models.base import SLUG_PATTERN
 class _CatalogViewSet(viewsets.ReadOnlyModelViewSet):
     # Filtering and ordering come from each model's FilterSet (its `ordering` parameter).
     lookup_field = "slug"
+    permission_classes = [AllowAny]  # the catalog is public
     lookup_value_regex = SLUG_PATTERN
 
 

@@ -1,5 +1,6 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,6 +16,8 @@ from planner.services import estimate_run
 
 class EstimateView(APIView):
     """Estimate memory, throughput, time and the efficiency factors of one job."""
+
+    permission_classes = [AllowAny]  # the public estimate
 
     @extend_schema(
         operation_id="estimate_create",

@@ -1,0 +1,26 @@
+"""The four roles, as Django groups. Admins can do everything the others can."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Role(models.TextChoices):
+    VIEWER = "viewer", _("Viewer")  # reads everything their team may see
+    PLANNER = "planner", _("Planner")  # creates workloads, plans and simulations
+    FACILITY = "facility", _("Facility")  # edits sites and rack groups
+    ADMIN = "admin", _("Admin")
+
+
+def roles_of(user) -> set[str]:
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    names = {g.name for g in user.groups.all()}
+    if user.is_superuser or Role.ADMIN in names:
+        return set(Role.values)
+    if names & {Role.PLANNER, Role.FACILITY}:
+        names.add(Role.VIEWER)
+    return names & set(Role.values)
+
+
+def has_role(user, role: str) -> bool:
+    return role in roles_of(user)
