@@ -8,7 +8,7 @@ from catalog import views as catalog_views
 urlpatterns = [
     path("", catalog_views.home, name="home"),
     path("catalog/", include("catalog.urls")),
-    path("estimate/", include("planner.urls")),
+    path("", include("planner.urls")),
     path("currency/", catalog_views.set_currency, name="set_currency"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),

@@ -39,3 +39,103 @@ def estimate_run(*, data: Any) -> dict:
     except ValueError as exc:
         raise RequestError("global_batch", str(exc)) from None
     return answer.as_dict()
+
+
+# Facility fit ---------------------------------------------------------------------------------
+# Imported here, not at the top, because this section was appended to a file others edit.
+from catalog.choices import Airflow, Cooling, Segment  # noqa: E402
+from catalog.models import ServerPlatform  # noqa: E402
+from planner.engine.facility import (  # noqa: E402
+    FitRequest,
+    ServerFacilitySpec,
+    fit,
+    fit_request_from_dict,
+)
+
+# Accelerators draw about 55-60 % of an 8-GPU server's maximum: DGX H100 8 x 700 W of 10.2 kW,
+# DGX B200 8 x 1000 W of 14.3 kW (NVIDIA user guides). Servers without a published maximum are
+# estimated as their cards' board power over this share.
+ACCELERATOR_SHARE_OF_SERVER_POWER = 0.6
+
+
+def _consumer_cooled(accelerator) -> bool:
+    return (
+        accelerator.cooling in (Cooling.OPEN_AIR, Cooling.BLOWER)
+        and accelerator.segment != Segment.DATACENTER
+    )
+
+
+def server_facility_spec(
+    server: ServerPlatform, accelerator: Accelerator | None = None
+) -> ServerFacilitySpec:
+    """A catalog server as the facility sees it, with `accelerator` (or its fixed one) inside."""
+    card = server.fixed_accelerator or accelerator
+    power_kw, note = server.max_power_kw, ""
+    if power_kw is None:
+        if card is None:
+            # Unknown cards: assume the most power-hungry that fits, so the rack is not overfilled.
+            card = (
+                Accelerator.objects.filter(form_factor__in=server.form_factors)
+                .order_by("-board_power_w", "slug")
+                .first()
+            )
+            if card is None:
+                raise RequestError(
+                    "server", f"{server.slug} publishes no power and no catalog card fits it"
+                )
+            note = f"assuming the most power-hungry card that fits, {card.slug}; name 'accelerator'"
+        else:
+            note = f"{server.accelerator_slots} x {card.board_power_w:g} W {card.slug}"
+        power_kw = (
+            server.accelerator_slots * card.board_power_w / 1000 / ACCELERATOR_SHARE_OF_SERVER_POWER
+        )
+        note += f" / {ACCELERATOR_SHARE_OF_SERVER_POWER:g} accelerator share of server power"
+    return ServerFacilitySpec(
+        power_kw=float(power_kw),
+        units=int(server.rack_units),
+        kg=None if server.weight_kg is None else float(server.weight_kg),
+        cooling=server.cooling,
+        airflow=server.airflow,
+        accelerators=int(server.accelerator_slots),
+        open_air_cards=(card is not None and _consumer_cooled(card))
+        or server.airflow == Airflow.DESKTOP,
+        power_estimated=server.max_power_kw is None,
+        power_note=note,
+        name=server.slug,
+    )
+
+
+def _server_facility_resolver():
+    find_server = _resolver(ServerPlatform, lambda item: item, "server")
+    find_accelerator = _resolver(Accelerator, lambda item: item, "accelerator")
+
+    def resolve(slug: str, accelerator_slug: str | None) -> ServerFacilitySpec:
+        server = find_server(slug)
+        accelerator = None if accelerator_slug is None else find_accelerator(accelerator_slug)
+        if accelerator is not None and not server.accepts(accelerator):
+            takes = server.fixed_accelerator.slug if server.fixed_accelerator else None
+            raise RequestError(
+                "accelerator",
+                f"{accelerator.slug} does not fit {server.slug} "
+                f"(it takes {takes or ', '.join(server.form_factors)})",
+            )
+        return server_facility_spec(server, accelerator)
+
+    return resolve
+
+
+def fit_request(*, data: Any) -> FitRequest:
+    """Validate a facility-fit question, resolving the server (and its cards) from the catalog."""
+    return fit_request_from_dict(data, resolve_server=_server_facility_resolver())
+
+
+def fit_run(*, data: Any) -> dict:
+    """Servers per rack, racks needed, energy and thermal derating; raises `RequestError`."""
+    request = fit_request(data=data)
+    return fit(
+        request.rack,
+        request.server,
+        request.servers,
+        pue=request.pue,
+        price_per_kwh=request.price_per_kwh,
+    ).as_dict()

@@ -195,3 +195,158 @@ EXAMPLES = [
         request_only=True,
     ),
 ]
+
+
+# Facility fit (POST /api/v1/fit/) -------------------------------------------------------------
+
+
+class FitRackSerializer(serializers.Serializer):
+    power_kw = serializers.FloatField(
+        help_text="Usable IT power per rack, kW; with 2N feeds what ONE feed carries"
+    )
+    cooling_kw = serializers.FloatField(help_text="Heat the rack's cooling removes, kW")
+    units = serializers.IntegerField(min_value=1, help_text="Usable rack units (U)")
+    max_kg = serializers.FloatField(help_text="Weight limit of the rack's load, kg")
+    inlet_c = serializers.FloatField(
+        required=False, default=25, help_text="Inlet air temperature, °C"
+    )
+    cooling = serializers.ChoiceField(
+        ["air", "rdhx", "liquid"],
+        required=False,
+        default="air",
+        help_text="Room air, rear-door heat exchanger, or direct liquid",
+    )
+    liquid_loops = serializers.BooleanField(
+        required=False,
+        help_text="Liquid loops for direct-liquid servers (default: cooling is liquid)",
+    )
+    feeds = serializers.ChoiceField(
+        ["single", "2n"], required=False, default="single", help_text="Power feeds"
+    )
+
+
+class FitServerSerializer(serializers.Serializer):
+    """An inline server; a catalog slug may be given instead."""
+
+    power_kw = serializers.FloatField(help_text="Maximum system draw, kW")
+    units = serializers.IntegerField(min_value=1, help_text="Rack units (U)")
+    kg = serializers.FloatField(required=False, help_text="Weight, kg; unchecked when absent")
+    cooling = serializers.ChoiceField(["air", "liquid"], required=False, default="air")
+    airflow = serializers.ChoiceField(
+        ["front_to_back", "desktop"], required=False, default="front_to_back"
+    )
+    accelerators = serializers.IntegerField(min_value=0, required=False, default=0)
+    open_air_cards = serializers.BooleanField(
+        required=False, default=False, help_text="Consumer cards with open-air or blower coolers"
+    )
+    max_inlet_c = serializers.FloatField(
+        required=False, default=35, help_text="Rated inlet temperature, °C (ASHRAE A2: 35)"
+    )
+
+
+class FitRequestSerializer(serializers.Serializer):
+    rack = FitRackSerializer()
+    server = serializers.JSONField(
+        help_text="Catalog server slug, or inline {power_kw, units, kg, cooling, airflow, accelerators, open_air_cards, max_inlet_c}"
+    )
+    accelerator = serializers.CharField(
+        required=False,
+        help_text="Catalog slug of the cards in a catalog server; sets its power when the server publishes none",
+    )
+    servers = serializers.IntegerField(min_value=1, required=False, default=1)
+    pue = serializers.FloatField(
+        min_value=1, required=False, default=1.0, help_text="Facility power / IT power"
+    )
+    price_per_kwh = serializers.FloatField(
+        min_value=0, required=False, help_text="Energy price per kWh, for the yearly cost"
+    )
+
+
+class FitLimitsSerializer(serializers.Serializer):
+    power = serializers.IntegerField()
+    cooling = serializers.IntegerField()
+    units = serializers.IntegerField()
+    weight = serializers.IntegerField(allow_null=True, help_text="Null when the weight is unknown")
+
+
+class FitResponseSerializer(serializers.Serializer):
+    servers_per_rack = serializers.IntegerField()
+    racks_needed = serializers.IntegerField(
+        allow_null=True, help_text="Null when no server fits in the rack"
+    )
+    binding = serializers.ChoiceField(["power", "cooling", "units", "weight", "cooling type"])
+    limits = FitLimitsSerializer(help_text="Servers per rack allowed by each limit")
+    it_power_kw = serializers.FloatField()
+    facility_power_kw = serializers.FloatField(help_text="IT power x PUE")
+    yearly_energy_kwh = serializers.FloatField(help_text="Facility power x 8760 h, at full load")
+    yearly_energy_cost = serializers.FloatField(
+        allow_null=True, help_text="Null when no price_per_kwh was given"
+    )
+    eta_thermal = serializers.FloatField(help_text="Share of sustained clocks kept")
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+FIT_EXAMPLES = [
+    OpenApiExample(
+        "32 DGX H100 in 15 kW racks with A/B feeds",
+        value={
+            "rack": {
+                "power_kw": 15,
+                "cooling_kw": 15,
+                "units": 42,
+                "max_kg": 1200,
+                "inlet_c": 27,
+                "cooling": "air",
+                "feeds": "2n",
+            },
+            "server": "nvidia-dgx-h100",
+            "servers": 32,
+            "pue": 1.3,
+            "price_per_kwh": 0.12,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Four RTX 4090 in a 2U server",
+        value={
+            "rack": {"power_kw": 10, "cooling_kw": 10, "units": 42, "max_kg": 1000},
+            "server": "dell-poweredge-r760xa",
+            "accelerator": "nvidia-rtx-4090",
+            "servers": 4,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "An inline liquid-cooled server",
+        value={
+            "rack": {
+                "power_kw": 40,
+                "cooling_kw": 40,
+                "units": 48,
+                "max_kg": 1500,
+                "cooling": "liquid",
+            },
+            "server": {"power_kw": 14.3, "units": 10, "kg": 142.4, "cooling": "liquid"},
+            "servers": 8,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Answer",
+        value={
+            "servers_per_rack": 1,
+            "racks_needed": 32,
+            "binding": "power",
+            "limits": {"power": 1, "cooling": 1, "units": 5, "weight": 9},
+            "it_power_kw": 326.4,
+            "facility_power_kw": 424.32,
+            "yearly_energy_kwh": 3717043.2,
+            "yearly_energy_cost": 446045.18,
+            "eta_thermal": 1.0,
+            "warnings": [
+                "2N feeds: each feed must carry the whole load, so 15 kW per feed is the budget"
+            ],
+        },
+        response_only=True,
+    ),
+]

@@ -1,0 +1,346 @@
+"""Facility fit: how many servers one rack holds, what binds, how many racks a fleet needs, what
+it draws in a year, and how hot inlet air costs clocks.
+
+The seeds' rule of thumb: a rack takes 10-15 kW and an 8-GPU A100 server draws 6.5 kW, so a
+10 kW rack holds one; cooling is sized to the rack's power; open-air cards crammed into a 2U
+chassis overheat. Servers per rack is the smallest of the power, cooling, space and weight
+limits, and zero where the server needs liquid loops the rack lacks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from planner.engine.efficiency import CONSUMER_THERMAL_FACTOR
+from planner.engine.request import RequestError, _choice, _mapping, _number, _unknown_keys
+
+RackCooling = Literal["air", "rdhx", "liquid"]
+ServerCooling = Literal["air", "liquid"]
+Airflow = Literal["front_to_back", "desktop"]
+Feeds = Literal["single", "2n"]
+
+RACK_COOLING = ("air", "rdhx", "liquid")
+SERVER_COOLING = ("air", "liquid")
+AIRFLOW = ("front_to_back", "desktop")
+FEEDS = ("single", "2n")
+LIMITS = ("power", "cooling", "units", "weight")
+
+HOURS_PER_YEAR = 8760
+# Typical cold-aisle set point: ASHRAE TC 9.9 recommends 18-27 °C at the server inlet.
+DEFAULT_INLET_C = 25.0
+# ASHRAE A2 allows up to 35 °C at the inlet of air-cooled IT equipment; most GPU servers (DGX
+# A100/H100 among them) are rated for it.
+DEFAULT_MAX_INLET_C = 35.0
+# Thermal derating above the rated inlet, a planning assumption: GPU boost clocks drop as the
+# inlet approaches and passes the rating (the seeds: "机房温度高几度GPU就会降频"), but NVIDIA and
+# ASHRAE publish ratings, not a curve. We take 3 % of clock per °C over for air-cooled servers,
+# 1 % for liquid-cooled ones (their cold plates barely see the room air), never below half.
+AIR_DERATE_PER_C = 0.03
+LIQUID_DERATE_PER_C = 0.01
+MIN_ETA_THERMAL = 0.5
+# Ratios such as 13 kW / 6.5 kW must floor to 2, not to 1 through rounding error.
+_FLOOR_TOLERANCE = 1e-9
+
+THERMAL_RISK = (
+    "thermal risk: open-air fans recirculate hot air in a closed chassis; expect throttling"
+)
+
+
+@dataclass(frozen=True)
+class RackSpec:
+    """One rack as the facility team describes it. With A/B (2N) feeds, `power_kw` is what ONE
+    feed carries: either feed must be able to take the whole load when the other fails."""
+
+    power_kw: float
+    cooling_kw: float
+    units: int
+    max_kg: float
+    inlet_c: float = DEFAULT_INLET_C
+    cooling: RackCooling = "air"  # room air | rear-door heat exchanger | direct liquid
+    liquid_loops: bool | None = None  # None: only a "liquid" rack has them
+    feeds: Feeds = "single"
+
+    def __post_init__(self):
+        if self.liquid_loops is None:
+            object.__setattr__(self, "liquid_loops", self.cooling == "liquid")
+
+
+@dataclass(frozen=True)
+class ServerFacilitySpec:
+    """What a server asks of the facility."""
+
+    power_kw: float  # maximum system draw, also the heat it rejects
+    units: int
+    kg: float | None = None
+    cooling: ServerCooling = "air"
+    airflow: Airflow = "front_to_back"
+    accelerators: int = 0
+    open_air_cards: bool = False  # consumer cards with open-air or blower coolers
+    # ASHRAE A2 upper bound for air-cooled IT equipment.
+    max_inlet_c: float = DEFAULT_MAX_INLET_C
+    power_estimated: bool = False  # derived from the accelerators, not published
+    power_note: str = ""  # how an estimated power was derived
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    rack: RackSpec
+    server: ServerFacilitySpec
+    servers: int = 1
+    pue: float = 1.0
+    price_per_kwh: float | None = None
+
+
+@dataclass(frozen=True)
+class FitResult:
+    servers_per_rack: int
+    racks_needed: int | None
+    binding: str
+    limits: Mapping[str, int | None]
+    it_power_kw: float
+    facility_power_kw: float
+    yearly_energy_kwh: float
+    yearly_energy_cost: float | None
+    eta_thermal: float
+    warnings: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        cost = self.yearly_energy_cost
+        return {
+            "servers_per_rack": self.servers_per_rack,
+            "racks_needed": self.racks_needed,
+            "binding": self.binding,
+            "limits": {key: self.limits[key] for key in LIMITS},
+            "it_power_kw": round(self.it_power_kw, 3),
+            "facility_power_kw": round(self.facility_power_kw, 3),
+            "yearly_energy_kwh": round(self.yearly_energy_kwh, 1),
+            "yearly_energy_cost": None if cost is None else round(cost, 2),
+            "eta_thermal": round(self.eta_thermal, 4),
+            "warnings": list(self.warnings),
+        }
+
+
+def _floor_ratio(budget: float, need: float) -> int:
+    return max(0, math.floor(budget / need + _FLOOR_TOLERANCE))
+
+
+def eta_thermal(rack: RackSpec, server: ServerFacilitySpec) -> float:
+    """Share of sustained clocks kept at the rack's inlet temperature (see AIR_DERATE_PER_C)."""
+    over_c = max(0.0, rack.inlet_c - server.max_inlet_c)
+    per_c = LIQUID_DERATE_PER_C if server.cooling == "liquid" else AIR_DERATE_PER_C
+    value = max(MIN_ETA_THERMAL, 1 - per_c * over_c)
+    if server.open_air_cards:
+        value *= CONSUMER_THERMAL_FACTOR
+    return value
+
+
+def fit(
+    rack: RackSpec,
+    server: ServerFacilitySpec,
+    servers: int,
+    *,
+    pue: float = 1.0,
+    price_per_kwh: float | None = None,
+) -> FitResult:
+    """Servers per rack, the limit that binds, racks needed and yearly energy for `servers`."""
+    warnings: list[str] = []
+    limits: dict[str, int | None] = {
+        "power": _floor_ratio(rack.power_kw, server.power_kw),
+        # A server rejects as heat all the power it draws.
+        "cooling": _floor_ratio(rack.cooling_kw, server.power_kw),
+        "units": rack.units // server.units,
+        "weight": None if server.kg is None else _floor_ratio(rack.max_kg, server.kg),
+    }
+    known = {key: value for key, value in limits.items() if value is not None}
+    # min() keeps the first of equal values, so ties go to the earlier name in LIMITS.
+    binding = min(known, key=known.__getitem__)
+    per_rack = known[binding]
+    if server.cooling == "liquid" and not rack.liquid_loops:
+        per_rack, binding = 0, "cooling type"
+        warnings.append(
+            "cooling type: the server is liquid-cooled and this rack has no liquid loops"
+        )
+
+    racks_needed = math.ceil(servers / per_rack) if per_rack else None
+    if not per_rack:
+        warnings.append(f"cannot be hosted: no server fits in this rack (binding: {binding})")
+
+    if server.open_air_cards or server.airflow == "desktop":
+        warnings.append(THERMAL_RISK)
+    if server.power_estimated:
+        note = f" ({server.power_note})" if server.power_note else ""
+        warnings.append(
+            f"power estimated: {server.power_kw:.2f} kW per server is derived, not published"
+            f"{note}; use a measured or vendor figure"
+        )
+    if server.kg is None:
+        warnings.append("weight unknown: the rack's weight limit was not checked")
+    if rack.feeds == "2n":
+        warnings.append(
+            f"2N feeds: each feed must carry the whole load, so {rack.power_kw:g} kW per feed "
+            "is the budget"
+        )
+    if rack.inlet_c > server.max_inlet_c:
+        warnings.append(
+            f"inlet above rating: {rack.inlet_c:g} °C inlet air is over the server's "
+            f"{server.max_inlet_c:g} °C rating; expect lower clocks"
+        )
+
+    it_power_kw = servers * server.power_kw
+    facility_power_kw = it_power_kw * pue
+    # Planning figure: every server at its maximum draw around the clock.
+    yearly_energy_kwh = facility_power_kw * HOURS_PER_YEAR
+    return FitResult(
+        servers_per_rack=per_rack,
+        racks_needed=racks_needed,
+        binding=binding,
+        limits=limits,
+        it_power_kw=it_power_kw,
+        facility_power_kw=facility_power_kw,
+        yearly_energy_kwh=yearly_energy_kwh,
+        yearly_energy_cost=None if price_per_kwh is None else yearly_energy_kwh * price_per_kwh,
+        eta_thermal=eta_thermal(rack, server),
+        warnings=tuple(warnings),
+    )
+
+
+# Request parsing ----------------------------------------------------------------------------
+
+ServerResolver = Callable[[str, str | None], ServerFacilitySpec]
+
+TOP_LEVEL_KEYS = {"rack", "server", "accelerator", "servers", "pue", "price_per_kwh"}
+RACK_KEYS = {
+    "power_kw",
+    "cooling_kw",
+    "units",
+    "max_kg",
+    "inlet_c",
+    "cooling",
+    "liquid_loops",
+    "feeds",
+}
+SERVER_KEYS = {
+    "power_kw",
+    "units",
+    "kg",
+    "cooling",
+    "airflow",
+    "accelerators",
+    "open_air_cards",
+    "max_inlet_c",
+    "power_estimated",
+    "name",
+}
+# Inlet temperatures outside this range are typing errors, not rooms.
+INLET_RANGE_C = (0, 60)
+
+
+def _positive(data: Mapping, key: str, path: str, *, required: bool = False, integer=False):
+    value = _number(data, key, path, required=required, integer=integer)
+    if value is not None and value <= 0:
+        raise RequestError(path, f"must be greater than 0, not {value}")
+    return value
+
+
+def _flag(data: Mapping, key: str, path: str, default: bool | None) -> bool | None:
+    value = data.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise RequestError(path, f"must be true or false, not {value!r}")
+    return value
+
+
+def _rack(value) -> RackSpec:
+    if value is None:
+        raise RequestError("rack", "is required")
+    data = _mapping(value, "rack")
+    _unknown_keys(data, RACK_KEYS, "rack")
+    low, high = INLET_RANGE_C
+    return RackSpec(
+        power_kw=float(_positive(data, "power_kw", "rack.power_kw", required=True)),
+        cooling_kw=float(_positive(data, "cooling_kw", "rack.cooling_kw", required=True)),
+        units=_positive(data, "units", "rack.units", required=True, integer=True),
+        max_kg=float(_positive(data, "max_kg", "rack.max_kg", required=True)),
+        inlet_c=float(
+            _number(
+                data,
+                "inlet_c",
+                "rack.inlet_c",
+                minimum=low,
+                maximum=high,
+                default=DEFAULT_INLET_C,
+            )
+        ),
+        cooling=_choice(data, "cooling", "rack.cooling", RACK_COOLING, "air"),
+        liquid_loops=_flag(data, "liquid_loops", "rack.liquid_loops", None),
+        feeds=_choice(data, "feeds", "rack.feeds", FEEDS, "single"),
+    )
+
+
+def _server(value, accelerator: str | None, resolve: ServerResolver) -> ServerFacilitySpec:
+    if value in (None, ""):
+        raise RequestError("server", "is required")
+    if isinstance(value, str):
+        return resolve(value, accelerator)
+    data = _mapping(value, "server")
+    if accelerator is not None:
+        raise RequestError(
+            "accelerator", "applies only to a catalog server; give an inline server's power_kw"
+        )
+    _unknown_keys(data, SERVER_KEYS, "server")
+    kg = _positive(data, "kg", "server.kg")
+    low, high = INLET_RANGE_C
+    return ServerFacilitySpec(
+        power_kw=float(_positive(data, "power_kw", "server.power_kw", required=True)),
+        units=_positive(data, "units", "server.units", required=True, integer=True),
+        kg=None if kg is None else float(kg),
+        cooling=_choice(data, "cooling", "server.cooling", SERVER_COOLING, "air"),
+        airflow=_choice(data, "airflow", "server.airflow", AIRFLOW, "front_to_back"),
+        accelerators=_number(
+            data, "accelerators", "server.accelerators", integer=True, minimum=0, default=0
+        ),
+        open_air_cards=_flag(data, "open_air_cards", "server.open_air_cards", False),
+        max_inlet_c=float(
+            _number(
+                data,
+                "max_inlet_c",
+                "server.max_inlet_c",
+                minimum=low,
+                maximum=high,
+                default=DEFAULT_MAX_INLET_C,
+            )
+        ),
+        power_estimated=_flag(data, "power_estimated", "server.power_estimated", False),
+        name=str(data.get("name", "inline server")),
+    )
+
+
+def fit_request_from_dict(data: Any, *, resolve_server: ServerResolver) -> FitRequest:
+    """Validate a fit question and fill its defaults: inlet 25 °C, air cooling, liquid loops
+    only in a liquid rack, a single feed, one server, PUE 1.0, no energy price.
+
+    `resolve_server(slug, accelerator_slug)` turns a catalog server (with the cards named by the
+    optional top-level "accelerator") into a spec, or raises `RequestError`."""
+    data = _mapping(data, "request")
+    _unknown_keys(data, TOP_LEVEL_KEYS, "")
+    rack = _rack(data.get("rack"))
+    accelerator = data.get("accelerator")
+    if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
+        raise RequestError("accelerator", "must be a catalog slug")
+    server = _server(data.get("server"), accelerator, resolve_server)
+    price = _number(data, "price_per_kwh", "price_per_kwh", minimum=0)
+    return FitRequest(
+        rack=rack,
+        server=server,
+        servers=_number(
+            data, "servers", "servers", integer=True, minimum=1, maximum=1_000_000, default=1
+        ),
+        # PUE = facility power / IT power, so never below 1 (The Green Grid, WP#49).
+        pue=float(_number(data, "pue", "pue", minimum=1, maximum=5, default=1.0)),
+        price_per_kwh=None if price is None else float(price),
+    )

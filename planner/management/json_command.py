@@ -1,0 +1,48 @@
+"""The shape every question-and-answer command shares: JSON from a file or stdin, an answer
+as JSON or a table, and exit status 2 with one line naming the bad field."""
+
+import json
+import sys
+from collections.abc import Callable
+
+from django.core.management.base import BaseCommand
+
+from planner.engine import RequestError
+
+EXIT_BAD_INPUT = 2
+
+
+class JsonQuestionCommand(BaseCommand):
+    run: Callable[..., dict]  # service taking data=...
+    table: Callable[[dict], str]  # human summary of an answer
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="JSON question, or - for standard input")
+        parser.add_argument("--format", choices=("json", "table"), default="json")
+
+    def handle(self, *args, file: str, format: str, **options):
+        try:
+            if file == "-":
+                text = sys.stdin.read()
+            else:
+                with open(file, encoding="utf-8") as handle:
+                    text = handle.read()
+        except OSError as exc:
+            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            self.fail(
+                f"request: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            )
+        try:
+            answer = type(self).run(data=data)
+        except RequestError as exc:
+            self.fail(str(exc))
+        self.stdout.write(
+            type(self).table(answer) if format == "table" else json.dumps(answer, indent=2)
+        )
+
+    def fail(self, message: str):
+        self.stderr.write(f"error: {message}")
+        sys.exit(EXIT_BAD_INPUT)
