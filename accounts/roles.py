@@ -1,14 +1,17 @@
 """The four roles, as Django groups. Admins can do everything the others can."""
 
 from django.db import models
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Role(models.TextChoices):
-    VIEWER = "viewer", _("Viewer")  # reads everything their team may see
-    PLANNER = "planner", _("Planner")  # creates workloads, plans and simulations
-    FACILITY = "facility", _("Facility")  # edits sites and rack groups
-    ADMIN = "admin", _("Admin")
+    VIEWER = "viewer", pgettext_lazy("role", "Viewer")  # reads everything their team may see
+    PLANNER = (
+        "planner",
+        pgettext_lazy("role", "Planner"),
+    )  # creates workloads, plans and simulations
+    FACILITY = "facility", pgettext_lazy("role", "Facility")  # edits sites and rack groups
+    ADMIN = "admin", pgettext_lazy("role", "Admin")
 
 
 def roles_of(user) -> set[str]:
