@@ -60,6 +60,16 @@ def site_capacity(*, site: Site) -> SiteCapacity:
     )
 
 
+def _readable(value):
+    """Many-to-many history comes as through-table rows; show the fabrics' slugs instead."""
+    if isinstance(value, list) and value and isinstance(value[0], dict) and "fabric" in value[0]:
+        from catalog.models import Fabric
+
+        ids = [row["fabric"] for row in value]
+        return sorted(Fabric.objects.filter(pk__in=ids).values_list("slug", flat=True))
+    return value
+
+
 def history_of(obj) -> list[dict]:
     """Each recorded version, newest first: who, when, what kind of change, and the fields
     that changed with their old and new values."""
@@ -71,7 +81,10 @@ def history_of(obj) -> list[dict]:
         changes = []
         if older is not None:
             delta = newer.diff_against(older)
-            changes = [{"field": c.field, "old": c.old, "new": c.new} for c in delta.changes]
+            changes = [
+                {"field": c.field, "old": _readable(c.old), "new": _readable(c.new)}
+                for c in delta.changes
+            ]
         out.append(
             {
                 "when": newer.history_date,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError, RestrictedError
 
 from catalog.models import Fabric
 from planner.models import RackGroup, Site
@@ -61,6 +62,15 @@ def site_update(*, site: Site, **fields) -> Site:
     except IntegrityError as exc:
         raise ConflictError(str(exc)) from None
     return site
+
+
+@transaction.atomic
+def site_delete(*, site: Site) -> None:
+    """Delete a site and its rack groups (their history stays)."""
+    try:
+        site.delete()
+    except (ProtectedError, RestrictedError) as exc:
+        raise ConflictError("Other records still use this site; remove them first.") from exc
 
 
 @transaction.atomic

@@ -94,3 +94,63 @@ class ModelArchitectureFactory(factory.django.DjangoModelFactory):
     vocab = 128256
     context = 8192
     source_urls = "https://example.com/config.json"
+
+
+# Accounts and sites (imported here so the catalog factories above stay first).
+from decimal import Decimal  # noqa: E402
+
+from accounts.models import Team  # noqa: E402
+from accounts.roles import Role  # noqa: E402
+from accounts.services import user_create  # noqa: E402
+from planner.choices import Visibility  # noqa: E402
+from planner.models import RackGroup, Site  # noqa: E402
+
+
+class TeamFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Team
+
+    name = factory.Sequence(lambda n: f"Team {n}")
+    slug = factory.Sequence(lambda n: f"team-{n}")
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    """A user with one role on a team, made by accounts.services.user_create like any other.
+    `UserFactory(role=Role.FACILITY, team=team)`."""
+
+    class Meta:
+        model = "auth.User"
+
+    username = factory.Sequence(lambda n: f"user-{n}")
+    password = "a-long-test-password"
+    role = Role.VIEWER
+    team = factory.SubFactory(TeamFactory)
+
+    @classmethod
+    def _create(cls, model_class, *, username, password, role, team, **kwargs):
+        return user_create(username=username, password=password, role=role, team=team, **kwargs)
+
+
+class SiteFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Site
+
+    team = factory.SubFactory(TeamFactory)
+    name = factory.Sequence(lambda n: f"Hall {n}")
+    location = "Shanghai"
+    electricity_price_per_kwh = Decimal("0.6500")
+    pue = 1.3
+    visibility = Visibility.TEAM
+
+
+class RackGroupFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = RackGroup
+
+    site = factory.SubFactory(SiteFactory)
+    name = factory.Sequence(lambda n: f"Row {n}")
+    count = 10
+    power_kw = 20.0
+    cooling_kw = 20.0
+    units = 42
+    max_kg = 1200.0

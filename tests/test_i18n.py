@@ -9,23 +9,30 @@ PO = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
 MO = PO.with_suffix(".mo")
 
 
-def po_entries() -> dict[str, str]:
-    """msgid -> msgstr (msgstr[0] for plurals) from the .po file, joined across lines."""
-    entries, key, current, field = {}, None, {"msgid": "", "msgstr": ""}, None
+def po_entries() -> list[tuple[str | None, str, str]]:
+    """(context, msgid, msgstr) from the .po file (msgstr[0] for plurals), lines joined."""
+    entries: list[tuple[str | None, str, str]] = []
+    current: dict[str, str] = {}
+    field = None
     for line in [*PO.read_text(encoding="utf-8").splitlines(), ""]:
         if not line.strip():
-            if field:
-                entries[current["msgid"]] = current["msgstr"]
-            current, field = {"msgid": "", "msgstr": ""}, None
+            if "msgid" in current:
+                entries.append(
+                    (current.get("msgctxt"), current["msgid"], current.get("msgstr", ""))
+                )
+            current, field = {}, None
             continue
         if line.startswith("#"):
             continue
-        match = re.match(r'^(msgid_plural|msgid|msgstr(?:\[0\])?|msgstr\[\d+\])\s+"(.*)"$', line)
+        match = re.match(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+"(.*)"$', line)
         if match:
             key = match.group(1)
-            field = (
-                "msgid" if key == "msgid" else "msgstr" if key in ("msgstr", "msgstr[0]") else None
-            )
+            field = {
+                "msgctxt": "msgctxt",
+                "msgid": "msgid",
+                "msgstr": "msgstr",
+                "msgstr[0]": "msgstr",
+            }.get(key)
             if field:
                 current[field] = match.group(2)
         elif line.startswith('"') and field:
@@ -36,20 +43,21 @@ def po_entries() -> dict[str, str]:
 def test_catalogue_has_no_fuzzy_or_missing_translations():
     text = PO.read_text(encoding="utf-8")
     assert "#, fuzzy" not in text
-    missing = [msgid for msgid, msgstr in po_entries().items() if msgid and not msgstr]
+    missing = [msgid for _, msgid, msgstr in po_entries() if msgid and not msgstr]
     assert missing == []
 
 
 def test_compiled_catalogue_matches_the_source():
     with MO.open("rb") as handle:
         compiled = gettext.GNUTranslations(handle)
-    for msgid, msgstr in po_entries().items():
+    for context, msgid, msgstr in po_entries():
         if msgid and "%" not in msgid and "\\" not in msgid:
-            assert compiled.gettext(msgid) == msgstr.replace('\\"', '"'), msgid
+            got = compiled.pgettext(context, msgid) if context else compiled.gettext(msgid)
+            assert got == msgstr.replace('\\"', '"'), msgid
 
 
 def test_every_template_string_is_in_the_catalogue():
-    ids = set(po_entries())
+    ids = {msgid for _, msgid, _ in po_entries()}
     pattern = re.compile(r'{%\s*translate\s+"([^"]+)"')
     for template in (ROOT / "templates").rglob("*.html"):
         for msgid in pattern.findall(template.read_text(encoding="utf-8")):

@@ -1,0 +1,132 @@
+"""Sites and rack groups over the API. Validation beyond the field types is the model's
+(planner.sites runs full_clean), so the API and the HTML forms answer the same errors."""
+
+from dataclasses import asdict
+
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
+
+from catalog.models import Fabric
+from planner.models import RackGroup, Site
+from planner.selectors import site_capacity, site_editable_by, site_visible_to
+
+
+class SiteCapacitySerializer(serializers.Serializer):
+    racks = serializers.IntegerField(help_text="Racks in all of the site's rack groups")
+    power_kw = serializers.FloatField(help_text="Usable power of all racks together (kW)")
+    cooling_kw = serializers.FloatField(help_text="Cooling of all racks together (kW)")
+    units = serializers.IntegerField(help_text="Usable rack units of all racks together (U)")
+
+
+class SiteSerializer(serializers.ModelSerializer):
+    team = serializers.CharField(
+        source="team.name",
+        read_only=True,
+        help_text="The owning team: always the creator's team, never taken from the request",
+    )
+    capacity = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Site
+        fields = [
+            "id",
+            "name",
+            "location",
+            "currency",
+            "electricity_price_per_kwh",
+            "pue",
+            "visibility",
+            "notes",
+            "team",
+            "capacity",
+            "created_at",
+            "updated_at",
+        ]
+        # Uniqueness is checked by the service (full_clean), which the view maps to 409.
+        validators = []
+
+    @extend_schema_field(SiteCapacitySerializer)
+    def get_capacity(self, site: Site) -> dict:
+        return asdict(site_capacity(site=site))
+
+
+class RackGroupSerializer(serializers.ModelSerializer):
+    site = serializers.PrimaryKeyRelatedField(
+        queryset=Site.objects.none(),  # narrowed to the sites the user can see, in get_fields
+        help_text="Id of a site of your team",
+    )
+    fabrics = serializers.SlugRelatedField(
+        many=True,
+        slug_field="slug",
+        queryset=Fabric.objects.all(),
+        required=False,
+        help_text="Slugs of the catalog fabrics the racks are cabled for",
+    )
+
+    class Meta:
+        model = RackGroup
+        fields = [
+            "id",
+            "site",
+            "name",
+            "count",
+            "power_kw",
+            "feeds",
+            "cooling_kw",
+            "cooling",
+            "units",
+            "max_kg",
+            "inlet_c",
+            "liquid_loops",
+            "fabrics",
+            "updated_at",
+        ]
+        # Without this DRF answers a duplicate name with its own 400; the view answers 409.
+        validators = []
+
+    def get_fields(self):
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None:
+            # A site the user cannot see is "does not exist" (400 on `site`), never a hint
+            # that another team has it.
+            fields["site"].queryset = site_visible_to(request.user)
+        return fields
+
+    def validate_site(self, site: Site) -> Site:
+        if not site_editable_by(self.context["request"].user).filter(pk=site.pk).exists():
+            raise PermissionDenied(
+                _("You may read site “%(site)s” but not change its racks.") % {"site": site}
+            )
+        return site
+
+
+class HistoryChangeSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    old = serializers.JSONField(allow_null=True, help_text="Value before the change")
+    new = serializers.JSONField(allow_null=True, help_text="Value after the change")
+
+
+class HistoryEntrySerializer(serializers.Serializer):
+    who = serializers.CharField(
+        allow_null=True, help_text="Username; null for changes made outside a request"
+    )
+    when = serializers.DateTimeField()
+    kind = serializers.ChoiceField(["created", "changed", "deleted"])
+    changes = HistoryChangeSerializer(many=True, help_text="Empty for the first version")
+
+
+class ConflictSerializer(serializers.Serializer):
+    """`{"field": "name", "detail": "..."}`: another row already holds this value."""
+
+    field = serializers.CharField(
+        allow_null=True,
+        help_text="The field whose value is already taken; null when other rows still use this one",
+    )
+    detail = serializers.CharField()
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
