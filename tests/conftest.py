@@ -52,8 +52,27 @@ def data_dir(tmp_path: Path) -> Path:
     return target
 
 
-@pytest.fixture
-def loaded_catalog(db):
-    from catalog.services import catalog_load
+@pytest.fixture(scope="session")
+def catalog_rows():
+    from catalog.loader import read_catalog
 
-    return catalog_load()
+    return read_catalog()
+
+
+@pytest.fixture
+def loaded_catalog(db, catalog_rows):
+    """The curated catalog, inserted in bulk. The loader itself (validation, upserts, counts)
+    is tested in tests/catalog/test_loader.py; most tests only need the rows present."""
+    from catalog.loader import KINDS
+
+    for kind, rows in catalog_rows.items():
+        model = KINDS[kind]
+        objects = []
+        for row in rows:
+            values = dict(row.values)
+            for field_name, slug in row.references.items():
+                related = model._meta.get_field(field_name).related_model
+                values[field_name] = related.objects.get(slug=slug)
+            objects.append(model(**values))
+        model.objects.bulk_create(objects)
+    return catalog_rows
