@@ -16,3 +16,26 @@ class RackCooling(models.TextChoices):
 class Visibility(models.TextChoices):
     TEAM = "team", _("My team only")
     SHARED = "shared", _("Every team (read only)")
+
+
+class SimulationKind(models.TextChoices):
+    TRAINING = "training", _("Training campaign")
+    SERVING = "serving", _("Serving under load")
+
+
+class SimulationStatus(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
+    TIMED_OUT = "timed_out", _("Timed out")
+
+
+ACTIVE_STATUSES = (SimulationStatus.QUEUED, SimulationStatus.RUNNING)
+FINISHED_STATUSES = (
+    SimulationStatus.SUCCEEDED,
+    SimulationStatus.FAILED,
+    SimulationStatus.CANCELLED,
+    SimulationStatus.TIMED_OUT,
+)

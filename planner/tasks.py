@@ -1,0 +1,35 @@
+"""Celery entry points for the planner: a primary key in, a service call, nothing else."""
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from planner.simulations import simulation_execute, simulation_time_out
+
+
+@shared_task(
+    name="planner.simulation.run",
+    bind=True,
+    # Idempotent (one row per question, result written once), so a task whose worker died is
+    # delivered again rather than lost.
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.SIMULATION_SOFT_TIME_LIMIT_S,
+    time_limit=settings.SIMULATION_SOFT_TIME_LIMIT_S + 30,
+    # Only a database that blinked is worth another try.
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=3,
+    ignore_result=True,
+)
+def simulation_run_task(self, simulation_id: int) -> str:
+    try:
+        return simulation_execute(simulation_id=simulation_id, task_id=self.request.id or "")
+    except SoftTimeLimitExceeded:
+        simulation_time_out(
+            simulation_id=simulation_id, limit_s=settings.SIMULATION_SOFT_TIME_LIMIT_S
+        )
+        return "timed_out"

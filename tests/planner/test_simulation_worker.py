@@ -1,0 +1,251 @@
+"""Simulations on a real worker process through a real broker (Redis in CI): progress,
+idempotency, a worker killed mid-run, a broker that is down, and the time limit.
+
+Each test starts `celery worker` as a subprocess on the test database, as production runs it.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from planner.choices import SimulationStatus
+from planner.models import Simulation
+from planner.simulations import QueueUnavailable, simulation_start
+from tests.conftest import require_or_skip
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = {
+    "kind": "training",
+    "estimate": {
+        "task": "train",
+        "model": "meta-llama-3-8b",
+        "accelerator": "nvidia-h100-sxm5-80gb",
+        "count": 64,
+        "tokens": 1e12,
+    },
+    "trials": 20_000,
+}
+
+
+def slow(seed: int, requests: int = 400_000) -> dict:
+    """A serving run that takes several seconds on one core."""
+    return {
+        "kind": "serving",
+        "estimate": {
+            "task": "inference",
+            "model": "meta-llama-3-8b",
+            "accelerator": "nvidia-h100-sxm5-80gb",
+            "count": 8,
+        },
+        "rate_per_s": 400,
+        "requests": requests,
+        "seed": seed,
+    }
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def broker():
+    url = settings.CELERY_BROKER_URL
+    if not url.startswith("redis://"):
+        require_or_skip("a worker process needs a broker server (set CELERY_BROKER_URL to Redis)")
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError:
+        require_or_skip(f"no Redis at {url}")
+    client.delete("celery", "unacked", "unacked_index")  # nothing left over from other runs
+    return url
+
+
+class Workers:
+    def __init__(self, broker_url: str, log):
+        self.broker_url = broker_url
+        self.log = log  # the workers' own log, shown when a test fails
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, **env) -> subprocess.Popen:
+        connection.close()  # the worker opens its own connections
+        environment = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": _database_url(),
+            "CELERY_BROKER_URL": self.broker_url,
+            "CELERY_VISIBILITY_TIMEOUT_S": "3",
+            **{k: str(v) for k, v in env.items()},
+        }
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-P",
+                "prefork",
+                "-c",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"test-{uuid.uuid4().hex[:8]}@%h",
+                "-l",
+                "WARNING",
+            ],
+            cwd=ROOT,
+            env=environment,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+        self.procs.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        os.killpg(proc.pid, signal.SIGKILL)  # the worker and its pool child, no goodbye
+        proc.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def workers(broker, tmp_path):
+    with (tmp_path / "worker.log").open("w+") as log:
+        pool = Workers(broker, log)
+        yield pool
+        pool.stop_all()
+        log.seek(0)
+        print(log.read()[-5000:])  # pytest shows it for a failing test
+
+
+def wait_for(predicate, timeout: float = 90, every: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("condition not reached in time")
+
+
+def row(pk: int) -> Simulation:
+    return Simulation.objects.get(pk=pk)
+
+
+def test_a_simulation_runs_on_a_worker_with_progress_rising(workers, loaded_catalog):
+    simulation, queued = simulation_start(data=slow(seed=1, requests=200_000))
+    assert queued and simulation.status == SimulationStatus.QUEUED
+    workers.start()
+    seen = []
+
+    def finished():
+        current = row(simulation.pk)
+        seen.append(current.progress)
+        return current.finished
+
+    wait_for(finished, every=0.1)
+    final = row(simulation.pk)
+    assert final.status == SimulationStatus.SUCCEEDED, final.error
+    assert final.result["completed"] == 200_000 and final.progress == 1.0
+    assert any(0 < p < 1 for p in seen) and seen == sorted(seen)
+    assert final.attempts == 1 and final.started_at <= final.finished_at
+
+
+def test_the_same_question_twice_is_one_row_and_one_run(workers, loaded_catalog):
+    first, queued_first = simulation_start(data=QUICK)
+    second, queued_second = simulation_start(
+        data=dict(reversed(list(QUICK.items())))
+    )  # key order is not the question
+    assert first.pk == second.pk and queued_first and not queued_second
+    workers.start()
+    wait_for(lambda: row(first.pk).finished)
+    again, queued_again = simulation_start(data=QUICK)
+    assert again.pk == first.pk and not queued_again
+    assert Simulation.objects.count() == 1 and row(first.pk).attempts == 1
+
+
+def test_a_worker_killed_mid_run_leaves_the_row_recoverable_and_it_completes_once(
+    workers, loaded_catalog
+):
+    simulation, _ = simulation_start(data=slow(seed=2))
+    first = workers.start()
+    wait_for(lambda: row(simulation.pk).progress > 0.05, every=0.1)
+    workers.kill(first)
+    interrupted = row(simulation.pk)
+    assert interrupted.status == SimulationStatus.RUNNING and interrupted.result is None
+    time.sleep(4)  # past the visibility timeout: the unacknowledged task is delivered again
+    workers.start()
+    wait_for(lambda: row(simulation.pk).finished, timeout=120)
+    final = row(simulation.pk)
+    assert final.status == SimulationStatus.SUCCEEDED, final.error
+    assert final.attempts == 2 and final.result["completed"] == 400_000
+
+
+def test_a_run_past_its_time_limit_is_marked_timed_out(workers, loaded_catalog, settings):
+    # Celery sends the limits with the message, so the sender's setting is the one that counts.
+    settings.SIMULATION_SOFT_TIME_LIMIT_S = 2
+    simulation, _ = simulation_start(data=slow(seed=3, requests=1_000_000))
+    workers.start(SIMULATION_SOFT_TIME_LIMIT_S=2)
+    wait_for(lambda: row(simulation.pk).finished, timeout=60)
+    final = row(simulation.pk)
+    assert final.status == SimulationStatus.TIMED_OUT
+    assert "time limit" in final.error and final.result is None
+
+
+def test_cancelling_a_running_simulation_stops_it(workers, loaded_catalog):
+    from planner.simulations import simulation_cancel
+
+    simulation, _ = simulation_start(data=slow(seed=4, requests=1_000_000))
+    workers.start()
+    wait_for(lambda: row(simulation.pk).status == SimulationStatus.RUNNING, every=0.1)
+    assert simulation_cancel(simulation=row(simulation.pk))
+    time.sleep(2)
+    final = row(simulation.pk)
+    assert final.status == SimulationStatus.CANCELLED and final.result is None
+
+
+def test_start_with_the_broker_down_fails_fast_and_queues_nothing(
+    broker, loaded_catalog, monkeypatch
+):
+    from config.celery import app
+
+    dead = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    monkeypatch.setattr(app.conf, "broker_url", dead)
+    app.pool.force_close_all()
+    monkeypatch.setattr(app, "_pool", None)
+    started = time.monotonic()
+    with pytest.raises(QueueUnavailable):
+        simulation_start(data=QUICK)
+    assert time.monotonic() - started < 2.5
+    lost = Simulation.objects.get()
+    assert lost.status == SimulationStatus.FAILED and "queue" in lost.error
+    assert not Simulation.objects.filter(
+        status__in=[SimulationStatus.QUEUED, SimulationStatus.RUNNING]
+    ).exists()
