@@ -21,6 +21,7 @@ class Visibility(models.TextChoices):
 class SimulationKind(models.TextChoices):
     TRAINING = "training", _("Training campaign")
     SERVING = "serving", _("Serving under load")
+    SWEEP = "sweep", _("Sweep over candidates")
 
 
 class SimulationStatus(models.TextChoices):

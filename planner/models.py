@@ -185,6 +185,14 @@ class Simulation(models.Model):
     result = models.JSONField(_("result"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
     task_id = models.CharField(_("task id"), max_length=64, blank=True)
+    parts = models.ManyToManyField(
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="sweeps",
+        verbose_name=_("parts"),
+        help_text=_("A sweep's simulations, one per candidate"),
+    )
     attempts = models.PositiveSmallIntegerField(
         _("attempts"), default=0, help_text=_("Runs started")
     )
@@ -226,6 +234,14 @@ class Simulation(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED_STATUSES
+
+    @property
+    def overall_progress(self) -> float:
+        """A sweep advances as its parts do."""
+        if self.kind != SimulationKind.SWEEP or self.finished:
+            return self.progress
+        values = list(self.parts.values_list("progress", flat=True))
+        return sum(values) / len(values) if values else 0.0
 
     @property
     def elapsed_s(self) -> float | None:

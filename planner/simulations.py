@@ -9,12 +9,18 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
-from planner.choices import ACTIVE_STATUSES, SimulationStatus
+from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION, RequestError
-from planner.engine.simulate.request import SimulationQuestion, inputs_hash, simulation_from_dict
+from planner.engine.simulate.request import (
+    SimulationQuestion,
+    inputs_hash,
+    simulation_from_dict,
+    sweep_from_dict,
+    sweep_summary,
+)
 from planner.models import Simulation
 from planner.services import estimate_request
 
@@ -54,6 +60,8 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
     same row back; one that failed, timed out or was cancelled is queued again. The task is
     sent after the row commits; if the broker refuses, the row is marked failed and
     `QueueUnavailable` is raised within the broker's connection timeout."""
+    if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
+        return _sweep_start(data=data, user=user)
     question = simulation_question(data=data)  # RequestError names a bad field
     digest = inputs_hash(data)
     with transaction.atomic():
@@ -94,7 +102,10 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
 
 def simulation_cancel(*, simulation: Simulation) -> bool:
     """Mark a queued or running simulation cancelled and revoke its task. A running one stops
-    at its next progress report."""
+    at its next progress report. Cancelling a sweep cancels its unfinished parts."""
+    if simulation.kind == SimulationKind.SWEEP:
+        for part in simulation.parts.filter(status__in=ACTIVE_STATUSES):
+            simulation_cancel(simulation=part)
     changed = Simulation.objects.filter(pk=simulation.pk, status__in=ACTIVE_STATUSES).update(
         status=SimulationStatus.CANCELLED, finished_at=timezone.now()
     )
@@ -110,9 +121,11 @@ def simulation_cancel(*, simulation: Simulation) -> bool:
 
 
 def _claim(simulation_id: int, task_id: str) -> bool:
-    """Compare-and-set: only a queued row, or a running one whose worker died, is (re)started."""
+    """Compare-and-set: a queued row, or a running one whose worker died while running this
+    same task (the broker delivers it again with its id), is (re)started; nothing else."""
+    mine = Q(status=SimulationStatus.QUEUED) | Q(status=SimulationStatus.RUNNING, task_id=task_id)
     return bool(
-        Simulation.objects.filter(pk=simulation_id, status__in=ACTIVE_STATUSES).update(
+        Simulation.objects.filter(mine, pk=simulation_id).update(
             status=SimulationStatus.RUNNING,
             started_at=timezone.now(),
             finished_at=None,
@@ -178,3 +191,129 @@ def simulation_time_out(*, simulation_id: int, limit_s: float) -> None:
         status=SimulationStatus.TIMED_OUT,
         error=f"Stopped at the time limit of {limit_s:.0f} s.",
     )
+
+
+def _reset(simulation: Simulation, *, status: str) -> None:
+    simulation.status = status
+    simulation.progress = 0.0
+    simulation.result = None
+    simulation.error = ""
+    simulation.queued_at = timezone.now()
+    simulation.started_at = timezone.now() if status == SimulationStatus.RUNNING else None
+    simulation.finished_at = None
+    simulation.model_version = MODEL_VERSION
+    simulation.save()
+
+
+def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
+    """A sweep is a row of its own plus one simulation per candidate (reused when the same
+    question was asked before), run as a Celery chord: the parts fan out as a group and a
+    gathering task writes the comparison when all have finished."""
+    sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
+    digest = inputs_hash(data)
+    with transaction.atomic():
+        parent, created = Simulation.objects.select_for_update().get_or_create(
+            inputs_hash=digest,
+            defaults={
+                "kind": SimulationKind.SWEEP,
+                "inputs": data,
+                "created_by": user,
+                "model_version": MODEL_VERSION,
+            },
+        )
+        if not created and (
+            parent.status in ACTIVE_STATUSES or parent.status == SimulationStatus.SUCCEEDED
+        ):
+            return parent, False
+        _reset(parent, status=SimulationStatus.RUNNING)
+        parts = []
+        for part_data in sweep.parts:
+            part, made = Simulation.objects.select_for_update().get_or_create(
+                inputs_hash=inputs_hash(part_data),
+                defaults={
+                    "kind": part_data["kind"],
+                    "inputs": part_data,
+                    "created_by": user,
+                    "model_version": MODEL_VERSION,
+                },
+            )
+            if (
+                not made
+                and part.status in FINISHED_STATUSES
+                and part.status != SimulationStatus.SUCCEEDED
+            ):
+                _reset(part, status=SimulationStatus.QUEUED)
+            parts.append(part)
+        parent.parts.set(parts)
+    try:
+        _publish_sweep(parent, [p for p in parts if p.status == SimulationStatus.QUEUED])
+    except Exception as exc:
+        log.warning("sweep %s not queued: %s", parent.pk, exc)
+        Simulation.objects.filter(pk=parent.pk).update(
+            status=SimulationStatus.FAILED,
+            error=f"The task queue did not answer: {exc}",
+            finished_at=timezone.now(),
+        )
+        Simulation.objects.filter(
+            pk__in=[p.pk for p in parts], status=SimulationStatus.QUEUED, task_id=""
+        ).update(
+            status=SimulationStatus.FAILED,
+            error=f"The task queue did not answer: {exc}",
+            finished_at=timezone.now(),
+        )
+        raise QueueUnavailable(str(exc)) from exc
+    parent.refresh_from_db()
+    return parent, True
+
+
+def _publish_sweep(parent: Simulation, queued: list[Simulation]) -> None:
+    from celery import chord
+
+    from planner.tasks import simulation_gather_task, simulation_run_task
+
+    limit = settings.SIMULATION_SOFT_TIME_LIMIT_S
+    gather = simulation_gather_task.si(parent.pk)
+    if not queued:
+        gather.apply_async(retry=False)
+        return
+    header = [
+        simulation_run_task.si(part.pk).set(soft_time_limit=limit, time_limit=limit + 30)
+        for part in queued
+    ]
+    result = chord(header)(gather)
+    Simulation.objects.filter(pk=parent.pk).update(task_id=result.id)
+
+
+def simulation_gather(*, simulation_id: int) -> str:
+    """Write a sweep's comparison once all its parts have finished. Returns "waiting" while
+    some still run, else the sweep's final status."""
+    parent = Simulation.objects.get(pk=simulation_id)
+    if parent.status != SimulationStatus.RUNNING:
+        return parent.status
+    parts = {p.inputs_hash: p for p in parent.parts.all()}
+    if any(p.status in ACTIVE_STATUSES for p in parts.values()):
+        return "waiting"
+    questions = [
+        {**parent.inputs["simulation"], "estimate": c} for c in parent.inputs["candidates"]
+    ]
+    labels = parent.inputs.get("labels") or [f"candidate {i + 1}" for i in range(len(questions))]
+    ordered = [parts.get(inputs_hash(q)) for q in questions]
+    failed = [
+        label
+        for label, p in zip(labels, ordered, strict=True)
+        if p is None or p.status != SimulationStatus.SUCCEEDED
+    ]
+    if failed:
+        _finish(
+            simulation_id,
+            status=SimulationStatus.FAILED,
+            error=f"These parts did not succeed: {', '.join(failed)}.",
+        )
+        return SimulationStatus.FAILED
+    result = {
+        "kind": SimulationKind.SWEEP.value,
+        "parts": [p.pk for p in ordered],
+        "candidates": sweep_summary(labels, [p.result for p in ordered]),
+    }
+    _finish(simulation_id, status=SimulationStatus.SUCCEEDED, result=result, progress=1.0)
+    return SimulationStatus.SUCCEEDED

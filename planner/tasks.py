@@ -5,7 +5,12 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from planner.simulations import simulation_execute, simulation_time_out
+from planner.simulations import simulation_execute, simulation_gather, simulation_time_out
+
+# A sweep's gathering task waits for parts another request queued: every 2 s, for two hours
+# at most.
+GATHER_EVERY_S = 2
+GATHER_MAX_WAITS = 3600
 
 
 @shared_task(
@@ -23,7 +28,8 @@ from planner.simulations import simulation_execute, simulation_time_out
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=3,
-    ignore_result=True,
+    # A sweep's chord needs each part's outcome stored.
+    ignore_result=False,
 )
 def simulation_run_task(self, simulation_id: int) -> str:
     try:
@@ -33,3 +39,18 @@ def simulation_run_task(self, simulation_id: int) -> str:
             simulation_id=simulation_id, limit_s=settings.SIMULATION_SOFT_TIME_LIMIT_S
         )
         return "timed_out"
+
+
+@shared_task(
+    name="planner.simulation.gather",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=GATHER_MAX_WAITS,
+    ignore_result=True,
+)
+def simulation_gather_task(self, simulation_id: int) -> str:
+    status = simulation_gather(simulation_id=simulation_id)
+    if status == "waiting":
+        raise self.retry(countdown=GATHER_EVERY_S)
+    return status

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from planner import views
+from planner.simulation_urls import urlpatterns as simulation_urlpatterns
 from planner.site_urls import urlpatterns as site_urlpatterns
 
 app_name = "planner"
@@ -8,4 +9,5 @@ app_name = "planner"
 urlpatterns = [
     path("estimate/", views.estimate, name="estimate"),
     *site_urlpatterns,
+    *simulation_urlpatterns,
 ]

@@ -147,6 +147,8 @@ SPECTACULAR_SETTINGS = {
         "AcceleratorKindEnum": "catalog.choices.AcceleratorKind",
         "FabricKindEnum": "catalog.choices.FabricKind",
         "CurrencyEnum": "catalog.choices.Currency",
+        "SimulationKindEnum": "planner.choices.SimulationKind",
+        "SimulationStatusEnum": "planner.choices.SimulationStatus",
     },
 }
 

@@ -26,7 +26,7 @@ from planner.engine.simulate.serving import (
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign
 from planner.engine.specs import BYTES, EstimateRequest
 
-KINDS = ("training", "serving")
+KINDS = ("training", "serving")  # a "sweep" fans these out (sweep_from_dict)
 MAX_TRIALS = 100_000
 MAX_REQUESTS = 2_000_000
 # A checkpoint holds bf16 weights plus fp32 master weights and two Adam moments: 14 bytes per
@@ -309,3 +309,69 @@ def simulation_from_dict(
             ),
         }
     return SimulationQuestion("serving", spec, search, request)
+
+
+MAX_SWEEP_CANDIDATES = 16
+
+
+@dataclass(frozen=True)
+class SweepQuestion:
+    """The same simulation over several candidate workloads (a plan's top builds, say)."""
+
+    parts: tuple[dict, ...]  # one training or serving question per candidate
+    labels: tuple[str, ...]
+
+
+def sweep_from_dict(
+    data: Any, *, estimate_request_of: Callable[[Any], EstimateRequest]
+) -> SweepQuestion:
+    """{"kind": "sweep", "simulation": {<a training or serving question without "estimate">},
+    "candidates": [<estimate question>, ...], "labels": [...]?}"""
+    data = _mapping(data, "request")
+    _unknown_keys(data, {"kind", "simulation", "candidates", "labels"}, "")
+    base = dict(_mapping(data.get("simulation"), "simulation"))
+    if "estimate" in base:
+        raise RequestError("simulation.estimate", "goes in candidates, one per workload")
+    candidates = data.get("candidates")
+    if not isinstance(candidates, list) or not 2 <= len(candidates) <= MAX_SWEEP_CANDIDATES:
+        raise RequestError(
+            "candidates", f"must be a list of 2 to {MAX_SWEEP_CANDIDATES} estimate questions"
+        )
+    labels = data.get("labels") or [f"candidate {i + 1}" for i in range(len(candidates))]
+    if (
+        not isinstance(labels, list)
+        or len(labels) != len(candidates)
+        or not all(isinstance(x, str) for x in labels)
+    ):
+        raise RequestError("labels", "must be one string per candidate")
+    parts = []
+    for i, candidate in enumerate(candidates):
+        part = {**base, "estimate": candidate}
+        try:
+            simulation_from_dict(part, estimate_request_of=estimate_request_of)
+        except RequestError as exc:
+            field = (
+                exc.field.replace("estimate", f"candidates[{i}]", 1)
+                if exc.field.startswith("estimate")
+                else f"simulation.{exc.field}"
+            )
+            raise RequestError(field, exc.message) from None
+        parts.append(part)
+    return SweepQuestion(tuple(parts), tuple(labels))
+
+
+# Figures a sweep's comparison table shows, by kind of part.
+SWEEP_SUMMARY = {
+    "training": ("completion_days", "goodput", "failures_mean"),
+    "serving": ("throughput_rps", "ttft_ms", "tpot_ms", "slo"),
+}
+
+
+def sweep_summary(labels, parts: list[dict | None]) -> list[dict]:
+    rows = []
+    for label, result in zip(labels, parts, strict=True):
+        row = {"label": label}
+        if result:
+            row.update({key: result.get(key) for key in SWEEP_SUMMARY.get(result.get("kind"), ())})
+        rows.append(row)
+    return rows

@@ -1,0 +1,94 @@
+"""`manage.py simulate FILE [--wait] [--timeout S]` (FILE or `-` for stdin): queue the simulation
+JSON of the API and print its row; with --wait, follow the row until it finishes and print the
+result.
+
+Exit status: 0 queued (or succeeded, with --wait); 1 failed, cancelled or timed out, or still
+running when --timeout ran out (the error on stderr); 2 bad input, one line naming the field;
+3 the task queue did not answer."""
+
+import json
+import sys
+import time
+
+from planner.api.simulations import SimulationSerializer
+from planner.choices import SimulationStatus
+from planner.engine import RequestError
+from planner.management.json_command import JsonQuestionCommand
+from planner.models import Simulation
+from planner.simulations import QueueUnavailable, simulation_start
+
+EXIT_NOT_SUCCEEDED = 1
+EXIT_QUEUE_UNAVAILABLE = 3
+POLL_EVERY_S = 0.5
+
+
+class Command(JsonQuestionCommand):
+    help = "Queue a training or serving simulation; with --wait, wait for and print its result."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="JSON question, or - for standard input")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="Wait until it finishes and print the result instead of the row",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=None,
+            metavar="S",
+            help="With --wait: give up after S seconds (the simulation keeps running)",
+        )
+
+    def handle(self, *args, file: str, wait: bool, timeout: float | None, **options):
+        data = self._question(file)
+        try:
+            simulation, _queued = simulation_start(data=data)
+        except RequestError as exc:
+            self.fail(str(exc))
+        except QueueUnavailable as exc:
+            self.stderr.write(f"error: the task queue did not answer, nothing is queued: {exc}")
+            sys.exit(EXIT_QUEUE_UNAVAILABLE)
+        if wait:  # only the result goes to stdout, so it stays one JSON document
+            self._wait(simulation, timeout=timeout)
+        else:
+            self.stdout.write(json.dumps(SimulationSerializer(simulation).data, indent=2))
+
+    def _question(self, file: str):
+        """The JSON question, as JsonQuestionCommand reads it (its `handle` also runs and
+        prints in one go, which --wait cannot use)."""
+        try:
+            if file == "-":
+                text = sys.stdin.read()
+            else:
+                with open(file, encoding="utf-8") as handle:
+                    text = handle.read()
+        except OSError as exc:
+            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            self.fail(
+                f"request: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            )
+
+    def _wait(self, simulation: Simulation, *, timeout: float | None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        shown = None
+        while not simulation.finished:
+            if simulation.status != shown:  # progress notes on stderr; stdout gets the result
+                shown = simulation.status
+                self.stderr.write(f"simulation {simulation.pk}: {shown}")
+            if deadline is not None and time.monotonic() >= deadline:
+                self.stderr.write(
+                    f"error: simulation {simulation.pk} is still {simulation.status} after "
+                    f"{timeout:g} s; it keeps running"
+                )
+                sys.exit(EXIT_NOT_SUCCEEDED)
+            time.sleep(POLL_EVERY_S)
+            simulation.refresh_from_db()
+        if simulation.status != SimulationStatus.SUCCEEDED:
+            detail = f": {simulation.error}" if simulation.error else ""
+            self.stderr.write(f"error: simulation {simulation.pk} {simulation.status}{detail}")
+            sys.exit(EXIT_NOT_SUCCEEDED)
+        self.stdout.write(json.dumps(simulation.result, indent=2))
