@@ -12,7 +12,7 @@ import numpy as np
 from planner.engine import MODEL_VERSION
 from planner.engine import efficiency as eff
 from planner.engine.compute import dense_peak, inference_time, model_flops_per_token
-from planner.engine.memory import inference_memory
+from planner.engine.memory import inference_memory, smallest_fitting_tp
 from planner.engine.parallel import candidate_layouts, evaluate, fixed_layout
 from planner.engine.specs import BYTES, ETA_KEYS, GIB, EstimateRequest
 
@@ -279,19 +279,7 @@ def _does_not_fit(req: EstimateRequest, memory: dict) -> str:
 
 def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     inf = req.inference
-    # The smallest tensor-parallel group (within a node) whose shard fits; the rest of the
-    # devices serve as independent replicas.
-    options = [
-        t
-        for t in (1, 2, 4, 8, 16, 32, 64)
-        if t <= min(req.count, req.per_node) and req.model.heads % t == 0
-    ]
-    memory, tp = None, options[-1]
-    for t in options:
-        memory = inference_memory(req, tp=t)
-        if memory["total"] <= req.accelerator.memory_gib * GIB:
-            tp = t
-            break
+    tp = smallest_fitting_tp(req)
     memory = inference_memory(req, tp=tp)
     replicas = req.count // tp
     timing = inference_time(req, tp=tp)
@@ -371,7 +359,11 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
             "decode_step_s": round(timing.decode_step_s, 6),
             "replicas": replicas,
         },
-        search={"evaluated": len(options), "feasible": 1 if mem["fits"] else 0, "searched": True},
+        search={
+            "evaluated": tp.bit_length(),
+            "feasible": 1 if mem["fits"] else 0,
+            "searched": True,
+        },
     )
 
 

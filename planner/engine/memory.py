@@ -228,3 +228,17 @@ def inference_memory(req: EstimateRequest, *, tp, pp=1):
         "overhead": overhead,
         "total": subtotal + overhead,
     }
+
+
+def smallest_fitting_tp(req: EstimateRequest) -> int:
+    """Serving layout: the smallest tensor-parallel group inside one server whose shard fits;
+    the other devices serve as independent replicas (the largest group when none fits)."""
+    options = [
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= min(req.count, req.per_node) and req.model.heads % t == 0
+    ]
+    for t in options:
+        if inference_memory(req, tp=t)["total"] <= req.accelerator.memory_gib * GIB:
+            return t
+    return options[-1]

@@ -9,16 +9,15 @@ import pytest
 from planner.engine import MODEL_VERSION
 from planner.engine.compute import inference_time
 from planner.engine.memory import kv_cache_bytes
+from planner.engine.simulate.engine_fit import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.serving import (
     LengthDist,
     ServingSpec,
     Slo,
     StepModel,
     draw_requests,
-    kv_budget_tokens_from_engine,
     replicas_for_slo,
     simulate_serving,
-    step_model_from_engine,
 )
 from planner.engine.specs import GIB
 from tests.engine.conftest import LLAMA3_8B, serve

@@ -2,6 +2,7 @@
 discrete-event simulation. Pure Python and numpy, like the rest of the engine; Celery tasks call
 them with a `progress` callback (a fraction from 0 to 1) and store `as_dict()`."""
 
+from planner.engine.simulate.engine_fit import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.serving import (
     LengthDist,
     ReplicaSearch,
@@ -9,10 +10,8 @@ from planner.engine.simulate.serving import (
     ServingSpec,
     Slo,
     StepModel,
-    kv_budget_tokens_from_engine,
     replicas_for_slo,
     simulate_serving,
-    step_model_from_engine,
 )
 from planner.engine.simulate.training import CampaignResult, CampaignSpec, simulate_campaign
 

@@ -13,15 +13,17 @@ from typing import Any
 
 from planner.engine.estimate import estimate
 from planner.engine.request import RequestError, _choice, _mapping, _number, _unknown_keys
+from planner.engine.simulate.engine_fit import (
+    engine_tp,
+    kv_budget_tokens_from_engine,
+    step_model_from_engine,
+)
 from planner.engine.simulate.serving import (
     LengthDist,
     ServingSpec,
     Slo,
-    engine_tp,
-    kv_budget_tokens_from_engine,
     replicas_for_slo,
     simulate_serving,
-    step_model_from_engine,
 )
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign
 from planner.engine.specs import BYTES, EstimateRequest
