@@ -250,3 +250,46 @@ class Simulation(models.Model):
         from django.utils import timezone
 
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+class Plan(models.Model):
+    """A purchase question: a workload, a site (or none), a budget and the builds allowed; its
+    ranking is computed once and kept, since weights only re-order it."""
+
+    name = models.CharField(_("name"), max_length=200)
+    team = models.ForeignKey(
+        "accounts.Team", on_delete=models.PROTECT, related_name="plans", verbose_name=_("team")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    site = models.ForeignKey(
+        Site,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="plans",
+        verbose_name=_("site"),
+    )
+    question = models.JSONField(
+        _("question"), help_text=_("The recommend question, as `manage.py recommend` takes it")
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=Currency.choices, default=Currency.USD
+    )
+    ranking = models.JSONField(_("ranking"), null=True, blank=True)
+    model_version = models.CharField(_("engine version"), max_length=20)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("plan")
+        verbose_name_plural = _("plans")
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="plan_has_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("planner:plan_detail", kwargs={"pk": self.pk})

@@ -1,0 +1,349 @@
+"""Plans: the recommend question turned into engine options from the catalog and the site,
+ranked by the engine, kept on the Plan row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from catalog.models import Accelerator, ServerPlatform
+from planner.adapters import accelerator_spec
+from planner.engine import MODEL_VERSION, RequestError
+from planner.engine.facility import RackSpec
+from planner.engine.recommend import (
+    AcceleratorOption,
+    Candidate,
+    PlanQuestion,
+    RackGroupOption,
+    Ranking,
+    ServerOption,
+    recommend,
+    rerank,
+)
+from planner.engine.request import _choice, _mapping, _number, _unknown_keys
+from planner.engine.scoring import DIMENSIONS
+from planner.models import Plan, Site
+from planner.services import _consumer_cooled, estimate_request, server_facility_spec
+
+TOP_LEVEL_KEYS = {
+    "workload",
+    "site",
+    "budget",
+    "years",
+    "limit",
+    "vendors",
+    "stacks",
+    "accelerators",
+    "count",
+    "deadline_days",
+    "target_rps",
+    "ttft_ms",
+    "tpot_ms",
+    "rent_per_gpu_hour",
+    "weights",
+    "name",
+}
+# Stand-in for validating the workload before each candidate's card replaces it.
+ANY_CARD = {
+    "memory_gib": 1000,
+    "memory_bw_gb_s": 1000,
+    "tflops": dict.fromkeys(("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"), 1),
+}
+
+
+def convert(amount, source: str, target: str) -> float | None:
+    if amount is None:
+        return None
+    rate = settings.FLOPFIT_CNY_PER_USD
+    value = float(amount)
+    if source == target:
+        return value
+    return value * rate if (source, target) == ("USD", "CNY") else value / rate
+
+
+def _workload(data) -> Any:
+    workload = dict(_mapping(data, "workload"))
+    for key in ("accelerator", "count", "parallelism", "per_node"):
+        if key in workload:
+            raise RequestError(f"workload.{key}", "is chosen by the plan, one per candidate")
+    try:
+        # Slugs resolve through the catalog; the stand-in card only lets validation pass.
+        request = estimate_request(data={**workload, "accelerator": ANY_CARD, "count": 1})
+    except RequestError as exc:
+        raise RequestError(f"workload.{exc.field}", exc.message) from None
+    return request
+
+
+def _racks(
+    site_data, *, user_site: Site | None
+) -> tuple[tuple[RackGroupOption, ...], float, float | None, str | None]:
+    """Rack groups, PUE, price per kWh and that price's currency."""
+    if user_site is not None:
+        racks = tuple(
+            RackGroupOption(
+                g.name,
+                RackSpec(
+                    power_kw=g.power_kw,
+                    cooling_kw=g.cooling_kw,
+                    units=g.units,
+                    max_kg=g.max_kg,
+                    inlet_c=g.inlet_c,
+                    cooling=g.cooling,
+                    liquid_loops=g.liquid_loops,
+                    feeds=g.feeds,
+                ),
+                g.count,
+            )
+            for g in user_site.rack_groups.all()
+        )
+        return racks, user_site.pue, float(user_site.electricity_price_per_kwh), user_site.currency
+    if site_data is None:
+        return (), 1.3, None, None
+    site = _mapping(site_data, "site")
+    _unknown_keys(site, {"racks", "pue", "price_per_kwh", "currency"}, "site")
+    groups = []
+    for i, rack in enumerate(site.get("racks") or []):
+        path = f"site.racks[{i}]"
+        r = _mapping(rack, path)
+        _unknown_keys(
+            r,
+            {
+                "name",
+                "count",
+                "power_kw",
+                "cooling_kw",
+                "units",
+                "max_kg",
+                "inlet_c",
+                "cooling",
+                "feeds",
+                "liquid_loops",
+            },
+            path,
+        )
+        power = float(
+            _number(r, "power_kw", f"{path}.power_kw", minimum=0.1, maximum=250, required=True)
+        )
+        groups.append(
+            RackGroupOption(
+                str(r.get("name") or f"racks {i + 1}"),
+                RackSpec(
+                    power_kw=power,
+                    cooling_kw=float(
+                        _number(
+                            r,
+                            "cooling_kw",
+                            f"{path}.cooling_kw",
+                            minimum=0.1,
+                            maximum=250,
+                            default=power,
+                        )
+                    ),
+                    units=_number(
+                        r, "units", f"{path}.units", integer=True, minimum=1, maximum=60, default=42
+                    ),
+                    max_kg=float(
+                        _number(
+                            r, "max_kg", f"{path}.max_kg", minimum=1, maximum=5000, default=1200
+                        )
+                    ),
+                    inlet_c=float(
+                        _number(r, "inlet_c", f"{path}.inlet_c", minimum=5, maximum=45, default=25)
+                    ),
+                    cooling=_choice(
+                        r, "cooling", f"{path}.cooling", ("air", "rdhx", "liquid"), "air"
+                    ),
+                    liquid_loops=r.get("liquid_loops"),
+                    feeds=_choice(r, "feeds", f"{path}.feeds", ("single", "2n"), "single"),
+                ),
+                _number(
+                    r, "count", f"{path}.count", integer=True, minimum=1, maximum=100_000, default=1
+                ),
+            )
+        )
+    pue = float(_number(site, "pue", "site.pue", minimum=1, maximum=3, default=1.3))
+    price = _number(site, "price_per_kwh", "site.price_per_kwh", minimum=0)
+    currency = _choice(site, "currency", "site.currency", ("USD", "CNY"), "USD")
+    return tuple(groups), pue, None if price is None else float(price), currency
+
+
+def plan_question(*, data: Any, site: Site | None = None) -> tuple[PlanQuestion, str, int]:
+    """Validate a recommend question; returns the engine question, its currency and the
+    number of candidates to show."""
+    data = _mapping(data, "request")
+    _unknown_keys(data, TOP_LEVEL_KEYS, "")
+    if "workload" not in data:
+        raise RequestError(
+            "workload",
+            "is required: the job, as an estimate question without accelerator and count",
+        )
+    workload = _workload(data["workload"])
+    if (
+        site is None
+        and isinstance(data.get("site"), int | str)
+        and not isinstance(data.get("site"), bool)
+    ):
+        raise RequestError(
+            "site",
+            "give the racks inline here; saved sites are chosen on the plan page or in the API",
+        )
+    racks, pue, price_per_kwh, price_currency = _racks(data.get("site"), user_site=site)
+    budget = _mapping(data.get("budget") or {}, "budget")
+    _unknown_keys(budget, {"capex", "tco", "currency"}, "budget")
+    currency = _choice(
+        budget,
+        "currency",
+        "budget.currency",
+        ("USD", "CNY"),
+        site.currency if site else (price_currency or "USD"),
+    )
+    count = _mapping(data.get("count") or {}, "count")
+    _unknown_keys(count, {"min", "max"}, "count")
+    min_count = _number(
+        count, "min", "count.min", integer=True, minimum=1, maximum=100_000, default=1
+    )
+    max_count = _number(
+        count,
+        "max",
+        "count.max",
+        integer=True,
+        minimum=min_count,
+        maximum=100_000,
+        default=max(min_count, 1024),
+    )
+    weights = _mapping(data.get("weights") or {}, "weights")
+    _unknown_keys(weights, DIMENSIONS, "weights")
+    for key in weights:
+        _number(weights, key, f"weights.{key}", minimum=0, maximum=100)
+
+    cards = Accelerator.objects.all().order_by("slug")
+    if data.get("accelerators"):
+        wanted = data["accelerators"]
+        if not isinstance(wanted, list) or not all(isinstance(s, str) for s in wanted):
+            raise RequestError("accelerators", "must be a list of accelerator slugs")
+        unknown = sorted(
+            set(wanted) - set(cards.filter(slug__in=wanted).values_list("slug", flat=True))
+        )
+        if unknown:
+            raise RequestError("accelerators", f"unknown accelerator {unknown[0]!r}")
+        cards = cards.filter(slug__in=wanted)
+    for key, field in (("vendors", "vendor__in"), ("stacks", "software_stack__in")):
+        if data.get(key):
+            values = data[key]
+            if not isinstance(values, list):
+                raise RequestError(key, "must be a list")
+            cards = cards.filter(**{field: values})
+    cards = list(cards)
+    options = tuple(
+        AcceleratorOption(
+            slug=a.slug,
+            spec=accelerator_spec(a),
+            vendor=a.vendor,
+            software_stack=a.get_software_stack_display(),
+            training_maturity=a.training_maturity,
+            inference_maturity=a.inference_maturity,
+            ecc=a.ecc,
+            mig_instances=a.mig_instances,
+            scale_up_link=a.scale_up_link,
+            consumer_cooling=_consumer_cooled(a),
+            price=convert(a.best_price, a.price_currency, currency),
+        )
+        for a in cards
+    )
+    by_slug = {a.slug: a for a in cards}
+    servers = []
+    for server in ServerPlatform.objects.select_related("fixed_accelerator").order_by("slug"):
+        takes = [a for a in cards if server.accepts(a)]
+        if not takes:
+            continue
+        servers.append(
+            ServerOption(
+                slug=server.slug,
+                slots=server.accelerator_slots,
+                fits=frozenset(a.slug for a in takes),
+                facility={a.slug: server_facility_spec(server, by_slug[a.slug]) for a in takes},
+                price=convert(server.price, server.price_currency, currency),
+            )
+        )
+    question = PlanQuestion(
+        workload=workload,
+        accelerators=options,
+        servers=tuple(servers),
+        racks=racks,
+        pue=pue,
+        price_per_kwh=convert(price_per_kwh, price_currency or currency, currency)
+        if price_per_kwh is not None
+        else None,
+        years=float(_number(data, "years", "years", minimum=0.25, maximum=15, default=4)),
+        capex_budget=_number(budget, "capex", "budget.capex", minimum=0),
+        tco_budget=_number(budget, "tco", "budget.tco", minimum=0),
+        min_count=min_count,
+        max_count=max_count,
+        deadline_days=_number(data, "deadline_days", "deadline_days", minimum=0.001),
+        target_rps=_number(data, "target_rps", "target_rps", minimum=0.001),
+        ttft_ms=_number(data, "ttft_ms", "ttft_ms", minimum=0.001),
+        tpot_ms=_number(data, "tpot_ms", "tpot_ms", minimum=0.001),
+        rent_per_gpu_hour=_number(data, "rent_per_gpu_hour", "rent_per_gpu_hour", minimum=0),
+        weights=dict(weights) or None,
+    )
+    limit = _number(data, "limit", "limit", integer=True, minimum=1, maximum=1000, default=10)
+    return question, currency, limit
+
+
+def _answer(ranking: Ranking, *, currency: str, limit: int | None) -> dict:
+    answer = ranking.as_dict(limit=limit)
+    answer["currency"] = currency
+    answer["model_version"] = MODEL_VERSION
+    if not ranking.candidates:
+        answer["why_none"] = _why_none(ranking)
+    return answer
+
+
+def recommend_run(*, data: Any, site: Site | None = None) -> dict:
+    """Rank every build for a question: the answer `manage.py recommend` prints."""
+    question, currency, limit = plan_question(data=data, site=site)
+    return _answer(recommend(question), currency=currency, limit=limit)
+
+
+def _why_none(ranking: Ranking) -> str:
+    if not ranking.evaluated:
+        return "No accelerator in the catalog matches the filters, or no server takes them."
+    reasons: dict[str, int] = {}
+    for c in ranking.rejected:
+        for failure in c.failures:
+            reasons[failure.split(" (")[0]] = reasons.get(failure.split(" (")[0], 0) + 1
+    common = sorted(reasons.items(), key=lambda kv: -kv[1])
+    return (
+        "Every build breaks a hard constraint: "
+        + "; ".join(f"{reason} ({n} builds)" for reason, n in common)
+        + "."
+    )
+
+
+@transaction.atomic
+def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
+    """Rank once and keep every candidate: new weights only re-order them (plan_ranking)."""
+    question, currency, _limit = plan_question(data=data, site=site)
+    answer = _answer(recommend(question), currency=currency, limit=None)
+    return Plan.objects.create(
+        name=str(data.get("name") or "Plan")[:200],
+        team=team,
+        created_by=user,
+        site=site,
+        question=data,
+        currency=currency,
+        ranking=answer,
+        model_version=MODEL_VERSION,
+    )
+
+
+def plan_ranking(*, plan: Plan, weights: dict | None = None) -> list[dict]:
+    """The plan's viable candidates ordered under `weights` (the plan's own when None)."""
+    task = plan.question["workload"].get("task", "train")
+    candidates = [Candidate(**c) for c in plan.ranking["candidates"]]
+    ranked = rerank(
+        Ranking(candidates, [], len(candidates), {}), task, weights or plan.question.get("weights")
+    )
+    return [c.as_dict() for c in ranked.candidates]
