@@ -34,7 +34,17 @@ class Estimate:
     search: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        out = dataclasses.asdict(self)
+        """The contract's JSON; sections are copied one level deep (their values are plain)."""
+        out = {
+            name: (
+                dict(value)
+                if isinstance(value, dict)
+                else list(value)
+                if isinstance(value, list)
+                else value
+            )
+            for name, value in ((f, getattr(self, f)) for f in self.__dataclass_fields__)
+        }
         out["model_version"] = MODEL_VERSION
         return out
 
@@ -104,7 +114,7 @@ def _apply_overrides(req: EstimateRequest, computed: dict) -> tuple[dict, float,
     return final, scale, notes
 
 
-def _training(req: EstimateRequest) -> Estimate:
+def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     layouts = fixed_layout(req.parallelism) if req.parallelism else candidate_layouts(req)
     if len(layouts) == 0:
         raise ValueError(
@@ -168,7 +178,8 @@ def _training(req: EstimateRequest) -> Estimate:
     bottleneck = max(parts, key=parts.get)
     if not memory["fits"]:
         bottleneck = "memory capacity"
-        warnings.insert(0, _does_not_fit(req, memory))
+        if suggest:
+            warnings.insert(0, _does_not_fit(req, memory))
     if seconds > 365 * DAY_S:
         warnings.append(
             f"Processing {req.tokens:.3g} tokens takes {seconds / DAY_S / 365:.1f} years on {req.count} devices."
@@ -367,5 +378,11 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     )
 
 
-def estimate(req: EstimateRequest) -> Estimate:
-    return _inference(req) if req.task == "inference" else _training(req)
+def estimate(req: EstimateRequest, *, advise: bool = True) -> Estimate:
+    """Answer one question. `advise=False` skips trying the changes that would make a job fit
+    (the ranking of many builds does not need them)."""
+    return (
+        _inference(req, suggest=advise)
+        if req.task == "inference"
+        else _training(req, suggest=advise)
+    )

@@ -3,6 +3,7 @@ ZeRO stage and recompute policy that the cluster admits, sized and timed at once
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,15 +61,28 @@ class Layouts:
 
 
 def candidate_layouts(req: EstimateRequest) -> Layouts:
+    """Every layout worth timing (see _layouts); the same cluster shape gives the same set."""
+    return _layouts(
+        req.model,
+        req.count,
+        req.per_node,
+        req.global_batch,
+        req.micro_batch,
+        req.zero_stage,
+        req.recompute,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _layouts(model, count, per_node, global_batch, micro_batch, zero_stage, recompute) -> Layouts:
     """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
     count, DP the rest; micro-batches that divide the global batch; ZeRO stages and recompute
     policies unless the request fixes them; interleaving where the layers divide evenly."""
-    model, count = req.model, req.count
-    tps = [t for t in _powers_of_two(min(req.per_node, count)) if model.heads % t == 0]
+    tps = [t for t in _powers_of_two(min(per_node, count)) if model.heads % t == 0]
     rows = []
-    zeros = [req.zero_stage] if req.zero_stage is not None else [0, 1, 2, 3]
-    recomputes = [RECOMPUTE_CODE[req.recompute]] if req.recompute else [0, 1, 2]
-    micro = [req.micro_batch] if req.micro_batch else list(MICRO_BATCHES)
+    zeros = [zero_stage] if zero_stage is not None else [0, 1, 2, 3]
+    recomputes = [RECOMPUTE_CODE[recompute]] if recompute else [0, 1, 2]
+    micro = [micro_batch] if micro_batch else list(MICRO_BATCHES)
     for t in tps:
         for p in _powers_of_two(min(model.layers, count // t)):
             if count % (t * p):
@@ -76,10 +90,10 @@ def candidate_layouts(req: EstimateRequest) -> Layouts:
             d = count // (t * p)
             vps = [1] + ([2] if p > 1 and model.layers % (2 * p) == 0 else [])
             for b in micro:
-                if req.global_batch % (d * b):
+                if global_batch % (d * b):
                     continue
                 for z in zeros:
-                    if d == 1 and z > 0 and req.zero_stage is None:
+                    if d == 1 and z > 0 and zero_stage is None:
                         continue  # nothing to shard over
                     for r in recomputes:
                         for v in vps:

@@ -12,7 +12,8 @@ from planner.engine import scoring
 from planner.engine.cost import cost as cost_of
 from planner.engine.estimate import estimate
 from planner.engine.facility import RackSpec, ServerFacilitySpec, fit
-from planner.engine.specs import AcceleratorSpec, EstimateRequest
+from planner.engine.memory import OPTIMIZER_STATE_BYTES
+from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest
 
 TRAINING_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "tf32")
 
@@ -166,13 +167,31 @@ def _precision_for(workload: EstimateRequest, acc: AcceleratorSpec) -> tuple[str
     return workload.precision, False
 
 
-def candidate_counts(question: PlanQuestion, slots: int) -> list[int]:
-    nodes, out = 1, []
+def sharded_state_gib(workload: EstimateRequest, count: int) -> float:
+    """A floor on memory per device for full training: weights, gradients and optimizer
+    states spread over every device (ZeRO-3), before any activation. Builds above it cannot
+    fit whatever the layout, so the search is skipped for them."""
+    if workload.task == "inference" or workload.method != "full":
+        return 0.0
+    weight = BYTES["fp32"] if workload.precision in ("fp32", "tf32") else BYTES["bf16"]
+    master = BYTES["fp32"] if (workload.master_weights == "fp32" and weight < 4) else 0.0
+    per_param = weight + BYTES["fp32"] + OPTIMIZER_STATE_BYTES[workload.optimizer] + master
+    return workload.model.params * per_param / count / GIB
+
+
+def candidate_layouts(question: PlanQuestion, slots: int) -> list[tuple[int, int]]:
+    """(servers, accelerators per server) pairs in the count range: one server partly or
+    fully filled (1, 2, 4... cards), or several full ones, doubling."""
+    pairs = []
+    per = 1
+    while per < slots:
+        pairs.append((1, per))
+        per *= 2
+    nodes = 1
     while nodes * slots <= question.max_count:
-        if nodes * slots >= question.min_count:
-            out.append(nodes)
+        pairs.append((nodes, slots))
         nodes *= 2
-    return out
+    return [(n, k) for n, k in pairs if question.min_count <= n * k <= question.max_count]
 
 
 def recommend(question: PlanQuestion) -> Ranking:
@@ -186,20 +205,27 @@ def recommend(question: PlanQuestion) -> Ranking:
         for slug in sorted(server.fits & accelerators.keys()):
             option = accelerators[slug]
             facility = server.facility[slug]
-            for nodes in candidate_counts(question, server.slots):
-                count = nodes * server.slots
+            for nodes, per_node in candidate_layouts(question, server.slots):
+                count = nodes * per_node
                 precision, native = _precision_for(question.workload, option.spec)
-                key = (slug, server.slots, count, precision)
+                key = (slug, per_node, count, precision)
+                floor = sharded_state_gib(question.workload, count)
+                if floor > option.spec.memory_gib:
+                    estimates.setdefault(
+                        key,
+                        f"does not fit in memory (at least {floor:.1f} GiB per device for weights, "
+                        f"gradients and optimizer states, fully sharded, over {option.spec.memory_gib:g} GiB)",
+                    )
                 if key not in estimates:
                     req = dataclasses.replace(
                         question.workload,
                         accelerator=option.spec,
                         count=count,
-                        per_node=server.slots,
+                        per_node=per_node,
                         precision=precision,
                     )
                     try:
-                        estimates[key] = estimate(req)
+                        estimates[key] = estimate(req, advise=False).as_dict()
                     except ValueError as exc:  # no layout divides the batch over this count
                         estimates[key] = str(exc)
                 answer = estimates[key]
@@ -213,7 +239,7 @@ def recommend(question: PlanQuestion) -> Ranking:
                 site = _site_fit(question, facility, nodes)
                 money = cost_of(
                     nodes=nodes,
-                    accelerators_per_node=server.slots,
+                    accelerators_per_node=per_node,
                     accelerator_price=option.price,
                     server_price=server.price,
                     server_power_kw=facility.power_kw,
@@ -223,7 +249,7 @@ def recommend(question: PlanQuestion) -> Ranking:
                     rent_per_gpu_hour=question.rent_per_gpu_hour,
                 )
                 candidate = Candidate(
-                    slug, server.slug, count, nodes, answer.as_dict(), site, money.as_dict(), {}, {}
+                    slug, server.slug, count, nodes, dict(answer), site, money.as_dict(), {}, {}
                 )
                 raw.append((candidate, {"option": option, "facility": facility, "native": native}))
 
