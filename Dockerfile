@@ -12,7 +12,7 @@ COPY planner planner
 RUN pip install --no-cache-dir .
 COPY . .
 # collectstatic needs settings but no secrets worth keeping: use a build-only key.
-RUN DJANGO_SECRET_KEY=build-only ALLOWED_HOSTS=localhost python manage.py collectstatic --no-input
+RUN DJANGO_SECRET_KEY=build-only-not-a-secret-collectstatic-only ALLOWED_HOSTS=localhost python manage.py collectstatic --no-input
 RUN useradd --create-home flopfit && mkdir -p var && chown -R flopfit var
 USER flopfit
 EXPOSE 8000

@@ -171,13 +171,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 # Give up publishing after 2 s when the broker is down, instead of retrying for ever.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "socket_connect_timeout": 2,
-    "socket_timeout": 5,
-    # An unacknowledged task (its worker died) is delivered again after this many seconds;
-    # it must exceed the longest task.
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_S", default=3600),
-}
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        # An unacknowledged task (its worker died) is delivered again after this many
+        # seconds; it must exceed the longest task.
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_S", default=3600),
+    }
+    # The options are Redis's; SQLAlchemy's transport would hand them to create_engine().
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else {}
+)
 SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
 
 LOGGING = {

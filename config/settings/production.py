@@ -1,11 +1,18 @@
 """Production: no defaults for secrets, DEBUG off, HTTPS assumed in front of gunicorn."""
 
+from django.core.exceptions import ImproperlyConfigured
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+# Set but empty counts as missing: docker-compose passes an unset variable as "".
+if len(SECRET_KEY) < 32:
+    raise ImproperlyConfigured("Set DJANGO_SECRET_KEY to a random value of at least 32 characters")
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("Set ALLOWED_HOSTS to the host names this site answers to")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
