@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -24,18 +24,34 @@ from planner.engine.recommend import recommend, rerank  # noqa: E402
 from planner.plans import plan_question  # noqa: E402
 
 PLANS = {
-    "train 70B, whole catalog (default plan)": {"workload": {"task": "train", "model": "meta-llama-3-70b", "tokens": 2e12, "seq_len": 4096}},
+    "train 70B, whole catalog (default plan)": {
+        "workload": {"task": "train", "model": "meta-llama-3-70b", "tokens": 2e12, "seq_len": 4096}
+    },
     "serve 8B at 200 req/s, whole catalog": {
-        "workload": {"task": "inference", "model": "meta-llama-3-8b", "inference": {"batch": 32, "prompt_len": 512, "output_len": 256}},
+        "workload": {
+            "task": "inference",
+            "model": "meta-llama-3-8b",
+            "inference": {"batch": 32, "prompt_len": 512, "output_len": 256},
+        },
         "target_rps": 200,
         "count": {"max": 64},
     },
-    "QLoRA 7B, up to 8 cards": {"workload": {"task": "finetune", "model": "meta-llama-2-7b", "method": "qlora", "seq_len": 512}, "count": {"max": 8}},
+    "QLoRA 7B, up to 8 cards": {
+        "workload": {
+            "task": "finetune",
+            "model": "meta-llama-2-7b",
+            "method": "qlora",
+            "seq_len": 512,
+        },
+        "count": {"max": 8},
+    },
 }
 
 
 def main() -> None:
-    print(f"{'plan':<42} {'builds':>7} {'viable':>7} {'rank s':>8} {'builds/s':>10} {'re-order ms':>12}")
+    print(
+        f"{'plan':<42} {'builds':>7} {'viable':>7} {'rank s':>8} {'builds/s':>10} {'re-order ms':>12}"
+    )
     for name, data in PLANS.items():
         question, _currency, _limit = plan_question(data=data)
         times = []

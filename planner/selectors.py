@@ -9,7 +9,7 @@ from django.db.models import F, Q, QuerySet, Sum
 from accounts.roles import Role, has_role
 from accounts.services import user_team
 from planner.choices import Visibility
-from planner.models import RackGroup, Site
+from planner.models import Plan, RackGroup, Site, Workload
 
 
 def site_visible_to(user) -> QuerySet[Site]:
@@ -94,3 +94,14 @@ def history_of(obj) -> list[dict]:
             }
         )
     return out
+
+
+def plan_visible_to(user) -> QuerySet[Plan]:
+    """The plans of the user's team; another team's plan is a 404, whatever the role."""
+    team = user_team(user)
+    return Plan.objects.filter(team=team) if team else Plan.objects.none()
+
+
+def workload_visible_to(user) -> QuerySet[Workload]:
+    team = user_team(user)
+    return Workload.objects.filter(team=team) if team else Workload.objects.none()

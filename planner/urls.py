@@ -1,6 +1,7 @@
 from django.urls import path
 
 from planner import views
+from planner.plan_urls import urlpatterns as plan_urlpatterns
 from planner.simulation_urls import urlpatterns as simulation_urlpatterns
 from planner.site_urls import urlpatterns as site_urlpatterns
 
@@ -10,4 +11,5 @@ urlpatterns = [
     path("estimate/", views.estimate, name="estimate"),
     *site_urlpatterns,
     *simulation_urlpatterns,
+    *plan_urlpatterns,
 ]
