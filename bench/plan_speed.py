@@ -70,5 +70,40 @@ def main() -> None:
         )
 
 
+def page_view() -> None:
+    """A plan page served from its stored ranking, re-ordered by new weights (rolled back)."""
+    from django.db import transaction
+    from django.test import Client
+
+    from accounts.services import team_get_or_create, user_create
+    from planner.plans import plan_create
+
+    with transaction.atomic():
+        team = team_get_or_create(name="bench-team")
+        user = user_create(
+            username="bench-planner", password="bench-password-1", role="planner", team=team
+        )
+        plan = plan_create(
+            data={**PLANS["train 70B, whole catalog (default plan)"], "name": "bench"},
+            user=user,
+            team=team,
+        )
+        client = Client(HTTP_HOST="127.0.0.1")
+        client.force_login(user)
+        url = f"/plans/{plan.pk}/?software=100&interconnect=0"
+        client.get(url)
+        times = []
+        for _ in range(20):
+            start = time.perf_counter()
+            response = client.get(url, HTTP_HX_REQUEST="true")
+            times.append(time.perf_counter() - start)
+        assert response.status_code == 200
+        print(
+            f"plan page (HTMX re-order of {len(plan.ranking['candidates'])} builds): median {1000 * statistics.median(times):.0f} ms"
+        )
+        transaction.set_rollback(True)
+
+
 if __name__ == "__main__":
     main()
+    page_view()

@@ -169,7 +169,9 @@ def _racks(
     return tuple(groups), pue, None if price is None else float(price), currency
 
 
-def plan_question(*, data: Any, site: Site | None = None) -> tuple[PlanQuestion, str, int]:
+def plan_question(
+    *, data: Any, site: Site | None = None, sites=None
+) -> tuple[PlanQuestion, str, int]:
     """Validate a recommend question; returns the engine question, its currency and the
     number of candidates to show."""
     data = _mapping(data, "request")
@@ -180,15 +182,20 @@ def plan_question(*, data: Any, site: Site | None = None) -> tuple[PlanQuestion,
             "is required: the job, as an estimate question without accelerator and count",
         )
     workload = _workload(data["workload"])
-    if (
-        site is None
-        and isinstance(data.get("site"), int | str)
-        and not isinstance(data.get("site"), bool)
-    ):
-        raise RequestError(
-            "site",
-            "give the racks inline here; saved sites are chosen on the plan page or in the API",
+    if site is None and isinstance(data.get("site"), str):
+        # A saved site by name, as `manage.py recommend` takes it.
+        # Only among the sites the caller may see (every site for the command line).
+        matches = list(
+            (Site.objects.all() if sites is None else sites).filter(name=data["site"])[:2]
         )
+        if len(matches) != 1:
+            problem = "no saved site is" if not matches else "more than one team has a site"
+            raise RequestError(
+                "site", f"{problem} named {data['site']!r}; give the racks inline instead"
+            )
+        site = matches[0]
+    elif site is None and data.get("site") is not None and not isinstance(data.get("site"), dict):
+        raise RequestError("site", "must be a site's name or an object with racks")
     racks, pue, price_per_kwh, price_currency = _racks(data.get("site"), user_site=site)
     budget = _mapping(data.get("budget") or {}, "budget")
     _unknown_keys(budget, {"capex", "tco", "currency"}, "budget")
@@ -324,8 +331,11 @@ def _why_none(ranking: Ranking) -> str:
 
 @transaction.atomic
 def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
-    """Rank once and keep every candidate: new weights only re-order them (plan_ranking)."""
-    question, currency, _limit = plan_question(data=data, site=site)
+    """Rank once and keep every candidate: new weights only re-order them (plan_ranking).
+    A site named in the question is looked up among the sites `user` may see."""
+    from planner.selectors import site_visible_to
+
+    question, currency, _limit = plan_question(data=data, site=site, sites=site_visible_to(user))
     answer = _answer(recommend(question), currency=currency, limit=None)
     return Plan.objects.create(
         name=str(data.get("name") or "Plan")[:200],

@@ -232,3 +232,58 @@ def test_recommend_command_prints_json_and_exits_2_on_bad_input(
         call_command("recommend", "-")
     assert excinfo.value.code == 2
     assert "workload.model" in capsys.readouterr().err
+
+
+def test_a_saved_site_is_named_in_the_question(loaded_catalog):
+    from accounts.services import team_get_or_create
+    from planner.models import RackGroup, Site
+
+    site = Site.objects.create(
+        team=team_get_or_create(name="Infra"),
+        name="Hall A",
+        electricity_price_per_kwh=0.6,
+        pue=1.4,
+        currency="CNY",
+    )
+    RackGroup.objects.create(
+        site=site, name="Row 1", count=2, power_kw=15, cooling_kw=15, units=42, max_kg=1200
+    )
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "site": "Hall A",
+        "accelerators": ["nvidia-a100-sxm4-80gb"],
+        "count": {"min": 64, "max": 64},
+    }
+    answer = recommend_run(data=question)
+    assert answer["currency"] == "CNY"
+    dgx = next(
+        c for c in answer["candidates"] + answer["rejected"] if c["server"] == "nvidia-dgx-a100"
+    )
+    # Eight DGX A100 need four 15 kW racks; Hall A has two.
+    assert any("over the site's racks" in f for f in dgx["failures"])
+    with pytest.raises(RequestError) as excinfo:
+        recommend_run(data={**question, "site": "Hall B"})
+    assert excinfo.value.field == "site"
+
+
+def test_a_plan_cannot_read_another_teams_site_by_name(loaded_catalog):
+    from accounts.services import team_get_or_create, user_create
+    from planner.models import Site
+    from planner.plans import plan_create
+
+    Site.objects.create(
+        team=team_get_or_create(name="Alpha"),
+        name="Secret hall",
+        electricity_price_per_kwh=0.6,
+        pue=1.4,
+    )
+    beta = team_get_or_create(name="Beta")
+    outsider = user_create(username="bo", password="pw-bo-12345", role="planner", team=beta)
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "site": "Secret hall",
+        "count": {"max": 8},
+    }
+    with pytest.raises(RequestError) as excinfo:
+        plan_create(data=question, user=outsider, team=beta)
+    assert excinfo.value.field == "site"
