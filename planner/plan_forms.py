@@ -23,6 +23,7 @@ from planner.models import Plan, Site, Workload
 from planner.plans import ANY_CARD, plan_ranking
 from planner.selectors import site_visible_to
 from planner.services import estimate_request
+from planner.web import decimal_text, number_input
 
 # The top-level keys of the recommend question a workload carries besides "workload" itself.
 TARGET_KEYS = ("deadline_days", "target_rps", "ttft_ms", "tpot_ms")
@@ -46,15 +47,6 @@ SERVING_PRECISION_CHOICES = [
     ("int8", _("INT8 quantised")),
     ("int4", _("INT4 weights (AWQ/GPTQ)")),
 ]
-
-
-def _decimal_text(placeholder: str) -> forms.TextInput:
-    """Text, not number, so 2e12 can be typed as it is usually written."""
-    return forms.TextInput(attrs={"inputmode": "decimal", "placeholder": placeholder})
-
-
-def _number(placeholder: Any = None) -> forms.NumberInput:
-    return forms.NumberInput(attrs={} if placeholder is None else {"placeholder": placeholder})
 
 
 # --- workloads -------------------------------------------------------------------------------
@@ -158,7 +150,7 @@ class TrainWorkloadForm(WorkloadForm):
         label=_("Training tokens"),
         min_value=1,
         required=False,
-        widget=_decimal_text("2e12"),
+        widget=decimal_text("2e12"),
         help_text=_("Default: 20 per parameter (Chinchilla)."),
     )
     seq_len = forms.IntegerField(label=_("Sequence length (tokens)"), min_value=1, initial=4096)
@@ -166,7 +158,7 @@ class TrainWorkloadForm(WorkloadForm):
         label=_("Global batch (sequences)"),
         min_value=1,
         required=False,
-        widget=_number(1024),
+        widget=number_input(1024),
     )
     precision = forms.ChoiceField(
         label=_("Precision"), choices=TRAINING_PRECISION_CHOICES, initial="bf16"
@@ -207,7 +199,7 @@ class FinetuneWorkloadForm(WorkloadForm):
         label=_("Training tokens"),
         min_value=1,
         required=False,
-        widget=_decimal_text("1e8"),
+        widget=decimal_text("1e8"),
         help_text=_("Default: 100 million."),
     )
     deadline_days = forms.FloatField(
@@ -242,7 +234,7 @@ class ServeWorkloadForm(WorkloadForm):
     target_rps = forms.FloatField(
         label=_("Requests per second"),
         min_value=0.001,
-        widget=_decimal_text("20"),
+        widget=decimal_text("20"),
         help_text=_("Builds that serve fewer are rejected."),
     )
     prompt_len = forms.IntegerField(label=_("Prompt length (tokens)"), min_value=1, initial=512)
@@ -251,20 +243,20 @@ class ServeWorkloadForm(WorkloadForm):
         label=_("Concurrent requests per replica"),
         min_value=1,
         required=False,
-        widget=_number(1),
+        widget=number_input(1),
         help_text=_("The batch each replica decodes at once."),
     )
     ttft_ms = forms.FloatField(
         label=_("Time to first token target, TTFT p99 (ms)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text("500"),
+        widget=decimal_text("500"),
     )
     tpot_ms = forms.FloatField(
         label=_("Time per output token target, TPOT p99 (ms)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text("50"),
+        widget=decimal_text("50"),
     )
 
     FIELDSETS = (
@@ -328,14 +320,14 @@ class PlanForm(forms.Form):
         label=_("Capex budget"),
         min_value=0,
         required=False,
-        widget=_decimal_text("5e6"),
+        widget=decimal_text("5e6"),
         help_text=_("Purchase price of servers and accelerators, in the currency below."),
     )
     tco = forms.FloatField(
         label=_("Total cost of ownership budget"),
         min_value=0,
         required=False,
-        widget=_decimal_text("8e6"),
+        widget=decimal_text("8e6"),
         help_text=_("Capex plus energy over the years of ownership."),
     )
     currency = forms.ChoiceField(
@@ -375,7 +367,7 @@ class PlanForm(forms.Form):
         label=_("Cloud price per GPU-hour"),
         min_value=0,
         required=False,
-        widget=_decimal_text("2.5"),
+        widget=decimal_text("2.5"),
         help_text=_("Optional, in the currency above: shows when buying beats renting."),
     )
 

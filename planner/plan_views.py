@@ -57,6 +57,7 @@ from planner.plan_forms import (
 )
 from planner.plans import plan_create
 from planner.selectors import plan_visible_to, workload_visible_to
+from planner.web import partial_wanted, require_role
 from planner.workloads import NameTaken, workload_copy, workload_create, workload_update
 
 PAGE_SIZE = 25
@@ -65,19 +66,9 @@ COMPARE_MIN, COMPARE_MAX = 2, 4
 REPORT_TOP = 10  # builds in the printable report
 
 
-def _partial_wanted(request: HttpRequest) -> bool:
-    htmx = request.htmx
-    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
-
-
-def _require_planner(user) -> None:
-    if not has_role(user, Role.PLANNER):  # admins hold every role
-        raise PermissionDenied
-
-
 def _writer_team(user):
     """The team a planner writes for; an account outside every team cannot own plans."""
-    _require_planner(user)
+    require_role(user)
     team = user_team(user)
     if team is None:
         raise PermissionDenied(_("Your account belongs to no team."))
@@ -289,7 +280,7 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         }
     )
     template = "planner/plan_detail.html"
-    if _partial_wanted(request):
+    if partial_wanted(request):
         template += "#results"
     return render(request, template, context)
 

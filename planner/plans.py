@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
+from catalog.currency import convert
 from catalog.models import Accelerator, ServerPlatform
 from planner.adapters import accelerator_spec
 from planner.engine import MODEL_VERSION, RequestError
@@ -51,16 +51,6 @@ ANY_CARD = {
     "memory_bw_gb_s": 1000,
     "tflops": dict.fromkeys(("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"), 1),
 }
-
-
-def convert(amount, source: str, target: str) -> float | None:
-    if amount is None:
-        return None
-    rate = settings.FLOPFIT_CNY_PER_USD
-    value = float(amount)
-    if source == target:
-        return value
-    return value * rate if (source, target) == ("USD", "CNY") else value / rate
 
 
 def _workload(data) -> Any:

@@ -25,6 +25,7 @@ from planner.forms import (
     AcceleratorChoiceField,
 )
 from planner.models import Simulation
+from planner.web import decimal_text, number_input
 
 # The engine's defaults when a key is left out (planner/engine/simulate/request.py).
 DEFAULT_TRIALS = 10_000
@@ -40,17 +41,6 @@ ARRIVAL_CHOICES = [
     ("poisson", _("Poisson (steady)")),
     ("bursty", _("Bursty (alternating busy and quiet spells)")),
 ]
-
-
-def _number(placeholder: Any = None, **attrs: Any) -> forms.NumberInput:
-    if placeholder is not None:
-        attrs["placeholder"] = placeholder
-    return forms.NumberInput(attrs=attrs)
-
-
-def _decimal_text(placeholder: str) -> forms.TextInput:
-    """Text, not number, so 2e-5 and 1e12 can be typed as they are usually written."""
-    return forms.TextInput(attrs={"inputmode": "decimal", "placeholder": placeholder})
 
 
 class SimulationFilterSet(django_filters.FilterSet):
@@ -140,7 +130,7 @@ class TrainingSimulationForm(SimulationForm):
         label=_("Training tokens"),
         min_value=1,
         required=False,
-        widget=_decimal_text("1e12"),
+        widget=decimal_text("1e12"),
         help_text=_("Default: 20 per parameter."),
     )
     failures_per_gpu_hour = forms.FloatField(
@@ -148,28 +138,28 @@ class TrainingSimulationForm(SimulationForm):
         min_value=0,
         max_value=1,
         required=False,
-        widget=_decimal_text(f"{ReliabilitySpec.failures_per_gpu_hour:g}"),
+        widget=decimal_text(f"{ReliabilitySpec.failures_per_gpu_hour:g}"),
         help_text=_("Llama 3 saw about 2e-5 on 16,384 H100s."),
     )
     checkpoint_gb_s = forms.FloatField(
         label=_("Checkpoint write bandwidth (GB/s)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text(f"{ReliabilitySpec.checkpoint_gb_s:g}"),
+        widget=decimal_text(f"{ReliabilitySpec.checkpoint_gb_s:g}"),
         help_text=_("Aggregate, to checkpoint storage."),
     )
     restart_min = forms.FloatField(
         label=_("Restart after a failure (minutes)"),
         min_value=0,
         required=False,
-        widget=_decimal_text(f"{ReliabilitySpec.restart_s / SECONDS_PER_MINUTE:g}"),
+        widget=decimal_text(f"{ReliabilitySpec.restart_s / SECONDS_PER_MINUTE:g}"),
     )
     trials = forms.IntegerField(
         label=_("Trials"),
         min_value=10,
         max_value=MAX_TRIALS,
         required=False,
-        widget=_number(DEFAULT_TRIALS),
+        widget=number_input(DEFAULT_TRIALS),
         help_text=_("Campaigns drawn; more trials, smoother tails."),
     )
 
@@ -214,7 +204,7 @@ def _length_value(what: str, default: int) -> forms.IntegerField:
         label=format_lazy(_("{what}: length or mean (tokens)"), what=what),
         min_value=1,
         required=False,
-        widget=_number(default),
+        widget=number_input(default),
         help_text=_("Fixed: the length. Log-normal: the mean."),
     )
 
@@ -226,7 +216,7 @@ def _length_bound(what: str, *, highest: bool) -> forms.IntegerField:
         ),
         min_value=1,
         required=False,
-        widget=_number(),
+        widget=number_input(),
         help_text=_("Uniform; log-normal: optional cap.") if highest else _("Uniform only."),
     )
 
@@ -237,7 +227,7 @@ def _length_sigma(what: str) -> forms.FloatField:
         min_value=0.01,
         max_value=5,
         required=False,
-        widget=_decimal_text("1.0"),
+        widget=decimal_text("1.0"),
         help_text=_("Log-normal only."),
     )
 
@@ -260,7 +250,7 @@ class ServingSimulationForm(SimulationForm):
         min_value=0.001,
         max_value=1e6,
         initial=5,
-        widget=_decimal_text("5"),
+        widget=decimal_text("5"),
     )
     arrival = forms.ChoiceField(label=_("Arrivals"), choices=ARRIVAL_CHOICES, initial="poisson")
     prompt_kind = _length_kind(_("Prompt"))
@@ -277,26 +267,26 @@ class ServingSimulationForm(SimulationForm):
         label=_("Time to first token SLO, TTFT (ms)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text("500"),
+        widget=decimal_text("500"),
     )
     tpot_slo_ms = forms.FloatField(
         label=_("Time per output token SLO, TPOT (ms)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text("50"),
+        widget=decimal_text("50"),
     )
     requests = forms.IntegerField(
         label=_("Requests simulated"),
         min_value=10,
         max_value=MAX_REQUESTS,
         required=False,
-        widget=_number(DEFAULT_REQUESTS),
+        widget=number_input(DEFAULT_REQUESTS),
     )
     target_rate = forms.FloatField(
         label=_("Find replicas for this rate (requests/s)"),
         min_value=0.001,
         required=False,
-        widget=_decimal_text(""),
+        widget=decimal_text(""),
         help_text=_("Optional: the fewest replicas that meet the SLOs at this rate."),
     )
 

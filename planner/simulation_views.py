@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,6 +26,7 @@ from planner.engine import RequestError
 from planner.models import Simulation
 from planner.simulation_forms import FORMS, SimulationFilterSet, SimulationForm
 from planner.simulations import QueueUnavailable, simulation_cancel, simulation_start
+from planner.web import partial_wanted, require_role
 
 PAGE_SIZE = 50
 SECONDS_PER_HOUR = 3600
@@ -46,18 +46,6 @@ LATENCIES = {
     "e2e_ms": gettext_lazy("End to end"),
 }
 PERCENTILES = ("p50", "p90", "p99")
-
-
-def _partial_wanted(request: HttpRequest) -> bool:
-    """An htmx request for a piece of the page; a boosted link or a history restore wants it
-    whole."""
-    htmx = request.htmx
-    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
-
-
-def _require_planner(user) -> None:
-    if not has_role(user, Role.PLANNER):  # admins hold every role
-        raise PermissionDenied
 
 
 # --- results as the page shows them ----------------------------------------------------------
@@ -215,7 +203,7 @@ def simulation_list(request: HttpRequest) -> HttpResponse:
         "can_start": has_role(request.user, Role.PLANNER),
     }
     template = "planner/simulation_list.html"
-    if _partial_wanted(request):
+    if partial_wanted(request):
         template += "#results"
     return render(request, template, context)
 
@@ -230,7 +218,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
     form_class = FORMS.get(kind)
     if form_class is None:
         raise Http404
-    _require_planner(request.user)
+    require_role(request.user)
     form = form_class(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST" and form.is_valid():
@@ -265,7 +253,7 @@ def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     simulation = get_object_or_404(Simulation, pk=pk)
     context = _detail_context(request, simulation)
     template = "planner/simulation_detail.html"
-    if _partial_wanted(request):
+    if partial_wanted(request):
         # The poll: the progress partial while it runs; once finished, the same partial ends
         # the polling and carries the outcome (and the status) as out-of-band swaps.
         template += "#progress"
@@ -275,10 +263,10 @@ def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def simulation_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    _require_planner(request.user)
+    require_role(request.user)
     simulation = get_object_or_404(Simulation, pk=pk)
     cancelled = simulation_cancel(simulation=simulation)
-    if _partial_wanted(request):
+    if partial_wanted(request):
         # The status swapped in says what happened; no message waits for the next page.
         context = {**_detail_context(request, simulation), "polled": True}
         return render(request, "planner/simulation_detail.html#progress", context)

@@ -38,6 +38,7 @@ from planner.selectors import (
 )
 from planner.site_forms import RackGroupForm, RackImportForm, SiteForm, apply_service_errors
 from planner.sites import CSV_COLUMNS, ConflictError, CsvPreview
+from planner.web import partial_wanted
 
 PAGE_SIZE = 50
 # The inline validation posts the form with this flag: check and re-render, never save.
@@ -106,7 +107,7 @@ def _render_form(request: HttpRequest, template: str, context: dict[str, Any]) -
     if _validating(request):
         _quiet_required_errors(context["form"])
         # An inline validation request gets the form partial alone; it replaces the form.
-        if request.htmx and not request.htmx.boosted:
+        if partial_wanted(request):
             template += "#form"
     return render(request, template, context)
 
@@ -194,7 +195,7 @@ def site_list(request: HttpRequest) -> HttpResponse:
         "can_create": has_role(request.user, Role.FACILITY),
     }
     template = "planner/site_list.html"
-    if request.htmx and not request.htmx.boosted:
+    if partial_wanted(request):
         template += "#results"
     return render(request, template, context)
 

@@ -15,6 +15,7 @@ from planner.engine import RequestError
 from planner.engine.specs import ETA_KEYS
 from planner.forms import INFERENCE_FIELDS, EstimateForm
 from planner.services import estimate_run
+from planner.web import partial_wanted
 
 # The parts of one device's memory, in the order they are stacked in the bar.
 MEMORY_PARTS = (
@@ -139,8 +140,7 @@ def estimate(request: HttpRequest) -> HttpResponse:
     context["form"] = form
 
     template = "planner/estimate.html"
-    htmx = request.htmx
-    if htmx and not htmx.boosted and not htmx.history_restore_request:
+    if partial_wanted(request):
         template += "#results"
         # The form stays on the page, so its field errors travel as out-of-band swaps.
         context["swap_field_errors"] = True

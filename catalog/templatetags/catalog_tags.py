@@ -1,20 +1,13 @@
 from decimal import Decimal
 
 from django import template
-from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
+
+from catalog.currency import convert
 
 register = template.Library()
 
 SYMBOLS = {"USD": "$", "CNY": "¥"}
-
-
-def convert(amount: Decimal | float, source: str, target: str) -> float:
-    rate = settings.FLOPFIT_CNY_PER_USD
-    value = float(amount)
-    if source == target:
-        return value
-    return value * rate if (source, target) == ("USD", "CNY") else value / rate
 
 
 @register.simple_tag(takes_context=True)
