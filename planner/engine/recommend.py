@@ -100,7 +100,18 @@ class Ranking:
     def as_dict(self, limit: int | None = None) -> dict:
         return {
             "candidates": [c.as_dict() for c in self.candidates[:limit]],
-            "rejected": [{**c.as_dict(), "reason": "; ".join(c.failures)} for c in self.rejected],
+            # Rejected builds keep what says which and why, not their whole estimate.
+            "rejected": [
+                {
+                    "accelerator": c.accelerator,
+                    "server": c.server,
+                    "count": c.count,
+                    "nodes": c.nodes,
+                    "failures": c.failures,
+                    "reason": "; ".join(c.failures),
+                }
+                for c in self.rejected
+            ],
             "evaluated": self.evaluated,
             "weights": self.weights,
         }
@@ -250,8 +261,11 @@ def recommend(question: PlanQuestion) -> Ranking:
                     years=question.years,
                     rent_per_gpu_hour=question.rent_per_gpu_hour,
                 )
+                # A ranking keeps hundreds of builds: their prose explanations stay with the
+                # estimate page, and the memory-time part of the breakdown is all scoring reads.
+                kept = {k: v for k, v in answer.items() if k not in ("explanations", "search")}
                 candidate = Candidate(
-                    slug, server.slug, count, nodes, dict(answer), site, money.as_dict(), {}, {}
+                    slug, server.slug, count, nodes, kept, site, money.as_dict(), {}, {}
                 )
                 raw.append((candidate, {"option": option, "facility": facility, "native": native}))
 
