@@ -1,0 +1,3 @@
+from planner.probe.probe import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""The probe's arithmetic without a GPU, and the measurement it made on an NVIDIA H200
+(tests/fixtures/h200-probe.json, written by `python -m planner.probe` on the device)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.engine.memory import param_split
+from planner.engine.specs import ModelSpec
+from planner.probe import probe
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe.json"
+
+
+def test_matmul_rate_counts_two_flops_per_multiply_add():
+    assert probe.matmul_tflops(8192, 8192, 8192, 1.0) == pytest.approx(2 * 8192**3 / 1e-3 / 1e12)
+
+
+def test_allreduce_bus_bandwidth_follows_nccl_tests():
+    # nccl-tests: busbw = algbw x 2(n-1)/n; with 8 ranks, 1 GB in 10 ms is 100 GB/s algbw.
+    assert probe.allreduce_busbw_gb_s(10**9, 8, 10.0) == pytest.approx(100 * 2 * 7 / 8)
+
+
+def test_median_of_no_samples_is_an_error():
+    with pytest.raises(ValueError):
+        probe.median_ms([])
+
+
+def test_timing_uses_events_after_warmup_with_a_fake_device():
+    calls = []
+
+    class Event:
+        def __init__(self, enable_timing):
+            self.t = None
+
+        def record(self):
+            self.t = len(calls)
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return float(other.t - self.t)  # one "ms" per call in between
+
+    class Cuda:
+        @staticmethod
+        def synchronize():
+            pass
+
+    Cuda.Event = Event
+
+    class FakeTorch:
+        cuda = Cuda
+
+    samples = probe.time_cuda(FakeTorch, lambda: calls.append(1), warmup=2, repeats=4, inner=3)
+    assert samples == [1.0, 1.0, 1.0, 1.0] and len(calls) == 2 + 4 * 3
+
+
+@pytest.mark.parametrize("shape", probe.TRAINING_STEPS, ids=lambda s: s.name)
+def test_probe_models_count_parameters_as_the_engine_does(shape):
+    spec = ModelSpec(
+        params=0,
+        layers=shape.layers,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        kv_heads=shape.kv_heads,
+        ffn=shape.ffn,
+        vocab=shape.vocab,
+    )
+    split = param_split(spec)
+    assert shape.params == pytest.approx(split.body + 2 * spec.embedding_params, rel=1e-3)
+
+
+def test_the_h200_measurement_is_complete_and_plausible():
+    data = json.loads(FIXTURE.read_text())
+    assert data["schema"] == probe.SCHEMA and data["device"]["name"] == "NVIDIA H200"
+    rates = {k: v["tflops"] for k, v in data["matmul"].items()}
+    # Dense datasheet peaks: bf16 989, fp8 1979, tf32 495, fp32 67 TFLOP/s. Measured rates sit
+    # below them, and keep their order.
+    assert rates["fp8"] > rates["bf16"] > rates["tf32"] > rates["fp32"]
+    assert 0.6 < rates["bf16"] / 989.4 < 0.9
+    assert 3000 < data["memory"]["d2d_gb_s"] < 4800 * 2
+    small, medium = data["training"]
+    assert small["tokens_per_s"] > medium["tokens_per_s"] > 0
+    assert data["decode"][0]["tokens_per_s"] > 0
