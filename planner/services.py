@@ -3,6 +3,7 @@ engine's answers come back as plain data. Views, the API, commands and tasks cal
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from catalog.models import Accelerator, Fabric, ModelArchitecture
@@ -22,13 +23,41 @@ def _resolver(model, convert, field: str):
 
 
 def estimate_request(*, data: Any) -> EstimateRequest:
-    """Validate an estimate question (the contract's JSON), resolving catalog slugs."""
-    return request_from_dict(
+    """Validate an estimate question (the contract's JSON), resolving catalog slugs and, under
+    "calibration", a calibration profile's id."""
+    profile_id = data.get("calibration") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "calibration" in data:
+        data = {k: v for k, v in data.items() if k != "calibration"}
+    request = request_from_dict(
         data,
         resolve_model=_resolver(ModelArchitecture, model_spec, "model"),
         resolve_accelerator=_resolver(Accelerator, accelerator_spec, "accelerator"),
         resolve_fabric=_resolver(Fabric, fabric_spec, "fabric"),
     )
+    if profile_id is None:
+        return request
+    return dataclasses.replace(
+        request, calibration=_calibration(profile_id, data.get("accelerator"))
+    )
+
+
+def _calibration(profile_id: Any, accelerator: Any):
+    from planner.calibrations import calibration_spec
+    from planner.models import CalibrationProfile
+
+    if isinstance(profile_id, bool) or not isinstance(profile_id, int):
+        raise RequestError("calibration", "must be a calibration profile's id")
+    profile = CalibrationProfile.objects.select_related("accelerator").filter(pk=profile_id).first()
+    if profile is None:
+        raise RequestError("calibration", f"no calibration profile {profile_id}")
+    if profile.accelerator is None:
+        raise RequestError("calibration", f"profile {profile_id} matched no catalog accelerator")
+    if accelerator != profile.accelerator.slug:
+        raise RequestError(
+            "calibration",
+            f"profile {profile_id} was measured on {profile.accelerator.slug}, not on this accelerator",
+        )
+    return calibration_spec(profile)
 
 
 def estimate_run(*, data: Any) -> dict:

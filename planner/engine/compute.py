@@ -100,17 +100,23 @@ class Hardware:
     operand_bytes: float
 
 
-def hardware(req: EstimateRequest, efficiency_scale: float = 1.0) -> Hardware:
+def hardware(req: EstimateRequest) -> Hardware:
     gemm_p, other_p = compute_precision(req.precision)
     acc = req.accelerator
     gemm_peak = dense_peak(acc, gemm_p)
     other_peak = dense_peak(acc, other_p)
     thermal = eff.CONSUMER_THERMAL_FACTOR if acc.consumer_cooling else 1.0
+    gemm_eff = eff.GEMM_EFFICIENCY.get(gemm_p, 0.75)
+    bw_eff = eff.MEMORY_BW_EFFICIENCY
+    if req.calibration is not None:
+        # Measured on this card: the probe's matrix-multiply rate and copy bandwidth.
+        gemm_eff = req.calibration.gemm_efficiency.get(gemm_p, gemm_eff)
+        bw_eff = req.calibration.memory_bw_efficiency or bw_eff
     return Hardware(
         gemm_peak=gemm_peak * 1e12 * thermal,
-        gemm_eff=eff.GEMM_EFFICIENCY.get(gemm_p, 0.75) * efficiency_scale,
+        gemm_eff=gemm_eff,
         other_peak=other_peak * 1e12 * thermal,
-        bw=acc.memory_bw_gb_s * GB * eff.MEMORY_BW_EFFICIENCY,
+        bw=acc.memory_bw_gb_s * GB * bw_eff,
         operand_bytes=BYTES.get(gemm_p, 2.0),
     )
 

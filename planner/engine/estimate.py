@@ -33,6 +33,8 @@ class Estimate:
     breakdown: dict = field(default_factory=dict)
     search: dict = field(default_factory=dict)
 
+    calibration: dict | None = None
+
     def as_dict(self) -> dict:
         """The contract's JSON; sections are copied one level deep (their values are plain)."""
         out = {
@@ -46,6 +48,8 @@ class Estimate:
             for name, value in ((f, getattr(self, f)) for f in self.__dataclass_fields__)
         }
         out["model_version"] = MODEL_VERSION
+        if out["calibration"] is None:
+            del out["calibration"]
         return out
 
 
@@ -153,6 +157,9 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         "eta_fault": fault,
     }
     final, scale, override_notes = _apply_overrides(req, computed)
+    if req.calibration is not None:
+        # What the engine's model misses on this card, measured end to end on a probe step.
+        scale *= req.calibration.step_efficiency
     tokens_per_s = req.global_batch * req.seq_len / step_s * scale
     per_device = tokens_per_s / req.count
     flops_token = model_flops_per_token(req.model, req.seq_len)
@@ -218,7 +225,25 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
             "feasible": int(result.fits.sum()),
             "searched": req.parallelism is None,
         },
+        calibration=_calibration_note(req),
     )
+
+
+def _calibration_note(req: EstimateRequest) -> dict | None:
+    """Which figures came from measurement rather than the datasheet and the engine."""
+    cal = req.calibration
+    if cal is None:
+        return None
+    measured = [f"{p} matrix-multiply efficiency" for p in sorted(cal.gemm_efficiency)]
+    if cal.memory_bw_efficiency:
+        measured.append("memory bandwidth efficiency")
+    if cal.step_efficiency != 1.0:
+        measured.append("end-to-end step efficiency")
+    return {
+        "profile": cal.name,
+        "measured": measured,
+        "step_efficiency": round(cal.step_efficiency, 4),
+    }
 
 
 def _fit_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]:

@@ -160,6 +160,20 @@ class ReliabilitySpec:
     checkpoint_gb_s: float = 20.0  # aggregate write bandwidth to checkpoint storage
 
 
+@dataclass(frozen=True)
+class CalibrationSpec:
+    """What a probe measured on a real card, in place of the engine's defaults: the share of
+    the dense peak its matrix multiplies reach per precision, the share of datasheet memory
+    bandwidth a copy reaches, and how a measured training step compares with the engine's
+    prediction for it once those two are in."""
+
+    name: str
+    gemm_efficiency: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    memory_bw_efficiency: float | None = None
+    scale_up_efficiency: float | None = None
+    step_efficiency: float = 1.0
+
+
 ETA_KEYS = ("eta_mem", "eta_interconnect", "eta_sched", "eta_thermal", "eta_fault")
 
 
@@ -187,3 +201,4 @@ class EstimateRequest:
     inference: InferenceSpec = field(default_factory=InferenceSpec)
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
     efficiency: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    calibration: CalibrationSpec | None = None

@@ -1,0 +1,160 @@
+"""From a probe's measurements to a calibration: the achievable share of each dense peak, of
+memory bandwidth and of the scale-up link, and the end-to-end efficiency of a measured
+training step against the engine's prediction for the same step."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from planner.engine.estimate import estimate
+from planner.engine.specs import (
+    AcceleratorSpec,
+    CalibrationSpec,
+    EstimateRequest,
+    ModelSpec,
+    ParallelSpec,
+)
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+# A measured rate under a quarter of the peak says more about the benchmark's code path than the
+# card (PyTorch's int8 matmul on Hopper, for one): shown, not used.
+MIN_CREDIBLE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class Derivation:
+    spec: CalibrationSpec
+    rows: list[dict]  # figure, measured, datasheet, engine default, unit
+
+    def as_dict(self) -> dict:
+        spec = {f: getattr(self.spec, f) for f in self.spec.__dataclass_fields__}
+        spec["gemm_efficiency"] = dict(self.spec.gemm_efficiency)
+        return {"calibration": spec, "rows": self.rows}
+
+
+def step_request(
+    step: dict, accelerator: AcceleratorSpec, *, calibration: CalibrationSpec | None = None
+) -> EstimateRequest:
+    """The engine's question for one of the probe's training steps: one device, no recompute,
+    flash attention, the probe's model shape, sequence and micro-batch."""
+    model = ModelSpec(
+        params=float(step["params"]),
+        layers=step["layers"],
+        hidden=step["hidden"],
+        heads=step["heads"],
+        kv_heads=step["kv_heads"],
+        ffn=step["ffn"],
+        vocab=step["vocab"],
+        name=step["name"],
+    )
+    return EstimateRequest(
+        task="train",
+        model=model,
+        accelerator=accelerator,
+        count=1,
+        per_node=1,
+        precision=step.get("precision", "bf16"),
+        seq_len=step["seq_len"],
+        global_batch=step["micro_batch"],
+        micro_batch=step["micro_batch"],
+        tokens=1e9,
+        attention=step.get("attention", "flash"),
+        parallelism=ParallelSpec(
+            tp=1,
+            pp=1,
+            dp=1,
+            micro_batch=step["micro_batch"],
+            zero_stage=0,
+            recompute=step.get("recompute", "none"),
+        ),
+        calibration=calibration,
+    )
+
+
+def predicted_tokens_per_s(
+    step: dict, accelerator: AcceleratorSpec, calibration: CalibrationSpec | None = None
+) -> float:
+    return estimate(
+        step_request(step, accelerator, calibration=calibration), advise=False
+    ).throughput["tokens_per_s"]
+
+
+def derive(
+    probe: dict, accelerator: AcceleratorSpec, *, name: str, reference_step: str | None = None
+) -> Derivation:
+    """Calibrate `accelerator` from one probe report. The end-to-end factor comes from the
+    reference training step (the first by default); other steps stay free to check it."""
+    from planner.engine import efficiency as eff
+
+    gemm, rows = {}, []
+    for precision in PRECISIONS:
+        measured = (probe.get("matmul", {}).get(precision) or {}).get("tflops")
+        peak = accelerator.peak_tflops(precision)
+        if measured and peak:
+            share = round(measured / peak, 4)
+            if share >= MIN_CREDIBLE_SHARE:
+                gemm[precision] = share
+            rows.append(
+                {
+                    "figure": f"{precision} matrix multiply",
+                    "unit": "TFLOP/s",
+                    "measured": measured,
+                    "datasheet": peak,
+                    "engine": round(peak * eff.GEMM_EFFICIENCY.get(precision, 0.75), 1),
+                    "used": share >= MIN_CREDIBLE_SHARE,
+                }
+            )
+    copy = probe.get("memory", {}).get("d2d_gb_s")
+    bw_eff = round(copy / accelerator.memory_bw_gb_s, 4) if copy else None
+    if copy:
+        rows.append(
+            {
+                "figure": "memory bandwidth (copy, read + write)",
+                "unit": "GB/s",
+                "measured": copy,
+                "datasheet": accelerator.memory_bw_gb_s,
+                "engine": round(accelerator.memory_bw_gb_s * eff.MEMORY_BW_EFFICIENCY, 1),
+            }
+        )
+    scale_up = None
+    busbw = [r["busbw_gb_s"] for r in probe.get("allreduce", [])]
+    if busbw and accelerator.scale_up_gb_s:
+        best = max(busbw)
+        scale_up = round(best / accelerator.scale_up_gb_s, 4)
+        rows.append(
+            {
+                "figure": "all-reduce bus bandwidth",
+                "unit": "GB/s",
+                "measured": best,
+                "datasheet": accelerator.scale_up_gb_s,
+                "engine": round(accelerator.scale_up_gb_s * eff.SCALE_UP_EFFICIENCY, 1),
+            }
+        )
+    spec = CalibrationSpec(
+        name=name,
+        gemm_efficiency=MappingProxyType(gemm),
+        memory_bw_efficiency=bw_eff,
+        scale_up_efficiency=scale_up,
+    )
+    steps = probe.get("training", [])
+    if steps:
+        reference = next((s for s in steps if s["name"] == reference_step), steps[0])
+        kernels_only = predicted_tokens_per_s(reference, accelerator, spec)
+        spec = dataclasses.replace(
+            spec, step_efficiency=round(reference["tokens_per_s"] / kernels_only, 4)
+        )
+        for step in steps:
+            rows.append(
+                {
+                    "figure": f"training step '{step['name']}'",
+                    "unit": "tokens/s",
+                    "measured": step["tokens_per_s"],
+                    "datasheet": None,
+                    "engine": round(predicted_tokens_per_s(step, accelerator), 1),
+                    "calibrated": round(predicted_tokens_per_s(step, accelerator, spec), 1),
+                    "reference": step is reference,
+                }
+            )
+    return Derivation(spec, rows)
