@@ -84,3 +84,83 @@ def test_the_h200_measurement_is_complete_and_plausible():
     small, medium = data["training"]
     assert small["tokens_per_s"] > medium["tokens_per_s"] > 0
     assert data["decode"][0]["tokens_per_s"] > 0
+
+
+class _FakeEvent:
+    clock = [0.0]
+
+    def __init__(self, enable_timing):
+        self.t = None
+
+    def record(self):
+        self.t = _FakeEvent.clock[0]
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return other.t - self.t
+
+
+class _FakeTorch:
+    """Enough of torch for the all-reduce sweep: tensors are byte counts, time is simulated."""
+
+    bfloat16 = "bf16"
+
+    class cuda:
+        Event = _FakeEvent
+
+        @staticmethod
+        def synchronize():
+            pass
+
+    @staticmethod
+    def rand(n, device, dtype):
+        return {"elements": n}
+
+
+class _FakeCollective:
+    """An all-reduce over `ranks` devices on a link of `gb_s` bus bandwidth."""
+
+    def __init__(self, ranks, gb_s):
+        self.ranks, self.gb_s, self.calls = ranks, gb_s, 0
+
+    def get_world_size(self):
+        return self.ranks
+
+    def all_reduce(self, tensor):
+        self.calls += 1
+        size = tensor["elements"] * 2
+        seconds = size * 2 * (self.ranks - 1) / self.ranks / (self.gb_s * 1e9)
+        _FakeEvent.clock[0] += seconds * 1000
+
+
+def test_allreduce_sweep_reports_the_links_bus_bandwidth_with_a_fake_collective():
+    collective = _FakeCollective(ranks=8, gb_s=360.0)
+    rows = probe.measure_allreduce(_FakeTorch, collective, sizes=(2**20, 2**28))
+    assert [r["bytes"] for r in rows] == [2**20, 2**28]
+    assert all(r["ranks"] == 8 for r in rows)
+    assert all(r["busbw_gb_s"] == pytest.approx(360.0, rel=1e-3) for r in rows)
+    assert collective.calls == 2 * (3 + 10)  # warm-up and timed calls for each size
+
+
+def test_allreduce_rows_feed_the_calibrations_scale_up_share():
+    from types import MappingProxyType
+
+    from planner.engine.calibrate import derive
+    from planner.engine.specs import AcceleratorSpec
+
+    h200 = AcceleratorSpec(
+        memory_gib=141,
+        memory_bw_gb_s=4800,
+        tflops=MappingProxyType({"bf16": 989.4}),
+        scale_up_gb_s=450,
+        scale_up_domain=8,
+    )
+    report = {
+        "matmul": {"bf16": {"tflops": 780}},
+        "memory": {"d2d_gb_s": 4200},
+        "allreduce": [{"bytes": 2**28, "busbw_gb_s": 360.0}],
+        "training": [],
+    }
+    assert derive(report, h200, name="x").spec.scale_up_efficiency == pytest.approx(0.8)
