@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/", include("planner.api.site_urls")),
     path("api/v1/", include("planner.api.simulation_urls")),
     path("api/v1/", include("planner.api.plan_urls")),
+    path("api/v1/", include("planner.api.calibration_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

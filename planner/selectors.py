@@ -9,7 +9,7 @@ from django.db.models import F, Q, QuerySet, Sum
 from accounts.roles import Role, has_role
 from accounts.services import user_team
 from planner.choices import Visibility
-from planner.models import Plan, RackGroup, Site, Workload
+from planner.models import CalibrationProfile, Plan, RackGroup, Site, Workload
 
 
 def site_visible_to(user) -> QuerySet[Site]:
@@ -105,3 +105,12 @@ def plan_visible_to(user) -> QuerySet[Plan]:
 def workload_visible_to(user) -> QuerySet[Workload]:
     team = user_team(user)
     return Workload.objects.filter(team=team) if team else Workload.objects.none()
+
+
+def calibration_visible_to(user) -> QuerySet[CalibrationProfile]:
+    """The user's team's profiles and the shared ones (no team: stored by `manage.py
+    calibrate`); another team's profile is a 404, whatever the role."""
+    team = user_team(user)
+    shared = Q(team__isnull=True)
+    rows = CalibrationProfile.objects.filter(shared | Q(team=team) if team else shared)
+    return rows.select_related("accelerator")

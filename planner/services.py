@@ -22,9 +22,10 @@ def _resolver(model, convert, field: str):
     return resolve
 
 
-def estimate_request(*, data: Any) -> EstimateRequest:
+def estimate_request(*, data: Any, user=None) -> EstimateRequest:
     """Validate an estimate question (the contract's JSON), resolving catalog slugs and, under
-    "calibration", a calibration profile's id."""
+    "calibration", a calibration profile's id: among those `user` may see when a user is
+    given (the command line sees them all)."""
     profile_id = data.get("calibration") if isinstance(data, dict) else None
     if isinstance(data, dict) and "calibration" in data:
         data = {k: v for k, v in data.items() if k != "calibration"}
@@ -37,17 +38,20 @@ def estimate_request(*, data: Any) -> EstimateRequest:
     if profile_id is None:
         return request
     return dataclasses.replace(
-        request, calibration=_calibration(profile_id, data.get("accelerator"))
+        request, calibration=_calibration(profile_id, data.get("accelerator"), user)
     )
 
 
-def _calibration(profile_id: Any, accelerator: Any):
+def _calibration(profile_id: Any, accelerator: Any, user=None):
     from planner.calibrations import calibration_spec
     from planner.models import CalibrationProfile
 
     if isinstance(profile_id, bool) or not isinstance(profile_id, int):
         raise RequestError("calibration", "must be a calibration profile's id")
-    profile = CalibrationProfile.objects.select_related("accelerator").filter(pk=profile_id).first()
+    from planner.selectors import calibration_visible_to
+
+    profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
+    profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
     if profile is None:
         raise RequestError("calibration", f"no calibration profile {profile_id}")
     if profile.accelerator is None:
@@ -60,9 +64,9 @@ def _calibration(profile_id: Any, accelerator: Any):
     return calibration_spec(profile)
 
 
-def estimate_run(*, data: Any) -> dict:
+def estimate_run(*, data: Any, user=None) -> dict:
     """Answer an estimate question; raises `RequestError` naming the bad field."""
-    request = estimate_request(data=data)
+    request = estimate_request(data=data, user=user)
     try:
         answer = estimate(request)
     except ValueError as exc:

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from planner import views
+from planner.calibration_urls import urlpatterns as calibration_urlpatterns
 from planner.plan_urls import urlpatterns as plan_urlpatterns
 from planner.simulation_urls import urlpatterns as simulation_urlpatterns
 from planner.site_urls import urlpatterns as site_urlpatterns
@@ -12,4 +13,5 @@ urlpatterns = [
     *site_urlpatterns,
     *simulation_urlpatterns,
     *plan_urlpatterns,
+    *calibration_urlpatterns,
 ]

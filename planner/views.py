@@ -126,7 +126,7 @@ def estimate(request: HttpRequest) -> HttpResponse:
         form = EstimateForm.from_query(request.GET)
         if form.is_valid():
             try:
-                answer = estimate_run(data=form.contract())
+                answer = estimate_run(data=form.contract(), user=request.user)
             except RequestError as exc:
                 field = FORM_FIELD_FOR_ERROR.get(exc.field, exc.field)
                 if field in form.fields:

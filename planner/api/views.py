@@ -33,7 +33,7 @@ class EstimateView(APIView):
     )
     def post(self, request):
         try:
-            answer = estimate_run(data=request.data)
+            answer = estimate_run(data=request.data, user=request.user)
         except RequestError as exc:
             return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(answer)

@@ -119,3 +119,43 @@ def test_calibrate_command_stores_and_prints(loaded_catalog, capsys, monkeypatch
     out = capsys.readouterr().out
     assert "nvidia-h200-sxm-141gb" in out and "calibrated" in out
     assert CalibrationProfile.objects.count() == 1
+
+
+def test_an_estimate_uses_only_profiles_its_caller_may_see(loaded_catalog):
+    from accounts.services import team_get_or_create, user_create
+
+    alpha, beta = team_get_or_create(name="Alpha"), team_get_or_create(name="Beta")
+    owner = user_create(username="ann", password="pw-ann-12345", role="planner", team=alpha)
+    outsider = user_create(username="bob", password="pw-bob-12345", role="planner", team=beta)
+    profile = calibration_create(probe=PROBE, user=owner, team=alpha)
+    question = {
+        "task": "train",
+        "model": "meta-llama-3-8b",
+        "accelerator": "nvidia-h200-sxm-141gb",
+        "count": 8,
+        "calibration": profile.pk,
+    }
+    assert estimate_run(data=question, user=owner)["calibration"]["profile"] == profile.name
+    with pytest.raises(RequestError) as excinfo:
+        estimate_run(data=question, user=outsider)
+    assert excinfo.value.field == "calibration"
+
+
+def test_a_planner_outside_every_team_cannot_upload(client, loaded_catalog):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from accounts.services import roles_ensure
+
+    roles_ensure()
+    loner = get_user_model().objects.create_user(username="lone", password="pw-lone-12345")
+    loner.groups.add(Group.objects.get(name="planner"))
+    client.force_login(loner)
+    upload = io.BytesIO(json.dumps(PROBE).encode())
+    upload.name = "probe.json"
+    assert client.post("/calibrations/", {"file": upload}).status_code == 403
+    assert (
+        client.post("/api/v1/calibrations/", PROBE, content_type="application/json").status_code
+        == 403
+    )
+    assert not CalibrationProfile.objects.exists()

@@ -145,7 +145,7 @@ def test_inference_error_on_batch_lands_beside_the_batch_field(client, loaded_ca
 def test_engine_error_on_a_field_the_form_lacks_shows_at_the_top_of_the_results(
     client, loaded_catalog, monkeypatch
 ):
-    def refuse(*, data):
+    def refuse(*, data, user=None):
         raise RequestError("parallelism", "tp x pp x dp x cp = 6 must equal count 8")
 
     monkeypatch.setattr("planner.views.estimate_run", refuse)
