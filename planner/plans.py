@@ -44,6 +44,7 @@ TOP_LEVEL_KEYS = {
     "rent_per_gpu_hour",
     "weights",
     "name",
+    "calibration",
 }
 # Stand-in for validating the workload before each candidate's card replaces it.
 ANY_CARD = {
@@ -51,6 +52,24 @@ ANY_CARD = {
     "memory_bw_gb_s": 1000,
     "tflops": dict.fromkeys(("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"), 1),
 }
+
+
+def _calibration(profile_id: Any, user):
+    """(accelerator slug, CalibrationSpec) of a profile the caller may see, or None: builds
+    on that card use its measured figures, the others the engine's defaults."""
+    if profile_id is None:
+        return None
+    from planner.calibrations import calibration_spec
+    from planner.models import CalibrationProfile
+    from planner.selectors import calibration_visible_to
+
+    if isinstance(profile_id, bool) or not isinstance(profile_id, int):
+        raise RequestError("calibration", "must be a calibration profile's id")
+    profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
+    profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
+    if profile is None or profile.accelerator is None:
+        raise RequestError("calibration", f"no usable calibration profile {profile_id}")
+    return profile.accelerator.slug, calibration_spec(profile)
 
 
 def _workload(data) -> Any:
@@ -160,7 +179,7 @@ def _racks(
 
 
 def plan_question(
-    *, data: Any, site: Site | None = None, sites=None
+    *, data: Any, site: Site | None = None, sites=None, user=None
 ) -> tuple[PlanQuestion, str, int]:
     """Validate a recommend question; returns the engine question, its currency and the
     number of candidates to show."""
@@ -233,6 +252,7 @@ def plan_question(
                 raise RequestError(key, "must be a list")
             cards = cards.filter(**{field: values})
     cards = list(cards)
+    measured = _calibration(data.get("calibration"), user)
     options = tuple(
         AcceleratorOption(
             slug=a.slug,
@@ -246,6 +266,7 @@ def plan_question(
             scale_up_link=a.scale_up_link,
             consumer_cooling=_consumer_cooled(a),
             price=convert(a.best_price, a.price_currency, currency),
+            calibration=measured[1] if measured and measured[0] == a.slug else None,
         )
         for a in cards
     )
@@ -325,7 +346,9 @@ def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
     A site named in the question is looked up among the sites `user` may see."""
     from planner.selectors import site_visible_to
 
-    question, currency, _limit = plan_question(data=data, site=site, sites=site_visible_to(user))
+    question, currency, _limit = plan_question(
+        data=data, site=site, sites=site_visible_to(user), user=user
+    )
     answer = _answer(recommend(question), currency=currency, limit=None)
     return Plan.objects.create(
         name=str(data.get("name") or "Plan")[:200],

@@ -13,7 +13,7 @@ from planner.engine.cost import cost as cost_of
 from planner.engine.estimate import estimate
 from planner.engine.facility import RackSpec, ServerFacilitySpec, fit
 from planner.engine.memory import OPTIMIZER_STATE_BYTES
-from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest
+from planner.engine.specs import BYTES, GIB, AcceleratorSpec, CalibrationSpec, EstimateRequest
 
 TRAINING_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "tf32")
 
@@ -31,6 +31,7 @@ class AcceleratorOption:
     scale_up_link: str = ""
     consumer_cooling: bool = False
     price: float | None = None  # in the plan's currency
+    calibration: CalibrationSpec | None = None  # measured on this card: used instead of defaults
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,7 @@ def recommend(question: PlanQuestion) -> Ranking:
                         count=count,
                         per_node=per_node,
                         precision=precision,
+                        calibration=option.calibration,
                     )
                     try:
                         estimates[key] = estimate(req, advise=False).as_dict()

@@ -287,3 +287,36 @@ def test_a_plan_cannot_read_another_teams_site_by_name(loaded_catalog):
     with pytest.raises(RequestError) as excinfo:
         plan_create(data=question, user=outsider, team=beta)
     assert excinfo.value.field == "site"
+
+
+def test_a_plan_uses_a_calibration_profile_for_its_card(loaded_catalog):
+    import json
+    from pathlib import Path
+
+    from planner.calibrations import calibration_create
+
+    probe = json.loads(
+        (Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe.json").read_text()
+    )
+    profile = calibration_create(probe=probe)
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "accelerators": ["nvidia-h200-sxm-141gb", "nvidia-h100-sxm5-80gb"],
+        "count": {"min": 8, "max": 8},
+        "limit": 50,
+    }
+    plain = recommend_run(data=question)
+    measured = recommend_run(data={**question, "calibration": profile.pk})
+
+    def days(answer, card):
+        return next(
+            c["estimate"]["time"]["days"] for c in answer["candidates"] if c["accelerator"] == card
+        )
+
+    assert days(measured, "nvidia-h200-sxm-141gb") != days(plain, "nvidia-h200-sxm-141gb")
+    assert days(measured, "nvidia-h100-sxm5-80gb") == days(plain, "nvidia-h100-sxm5-80gb")
+    h200 = next(c for c in measured["candidates"] if c["accelerator"] == "nvidia-h200-sxm-141gb")
+    assert h200["estimate"]["calibration"]["profile"] == profile.name
+    with pytest.raises(RequestError) as excinfo:
+        recommend_run(data={**question, "calibration": 999})
+    assert excinfo.value.field == "calibration"
