@@ -136,3 +136,19 @@ def calibration_spec(profile: CalibrationProfile) -> CalibrationSpec:
         scale_up_efficiency=c["scale_up_efficiency"],
         step_efficiency=c["step_efficiency"],
     )
+
+
+def usable_profile(*, profile_id: Any, user=None) -> CalibrationProfile:
+    """The profile an estimate or a plan names, among those `user` may see (all of them for
+    the command line), matched to a catalog card; `RequestError` on "calibration" if not."""
+    from planner.selectors import calibration_visible_to
+
+    if isinstance(profile_id, bool) or not isinstance(profile_id, int):
+        raise RequestError("calibration", "must be a calibration profile's id")
+    profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
+    profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
+    if profile is None:
+        raise RequestError("calibration", f"no calibration profile {profile_id}")
+    if profile.accelerator is None:
+        raise RequestError("calibration", f"profile {profile_id} matched no catalog accelerator")
+    return profile

@@ -59,16 +59,9 @@ def _calibration(profile_id: Any, user):
     on that card use its measured figures, the others the engine's defaults."""
     if profile_id is None:
         return None
-    from planner.calibrations import calibration_spec
-    from planner.models import CalibrationProfile
-    from planner.selectors import calibration_visible_to
+    from planner.calibrations import calibration_spec, usable_profile
 
-    if isinstance(profile_id, bool) or not isinstance(profile_id, int):
-        raise RequestError("calibration", "must be a calibration profile's id")
-    profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
-    profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
-    if profile is None or profile.accelerator is None:
-        raise RequestError("calibration", f"no usable calibration profile {profile_id}")
+    profile = usable_profile(profile_id=profile_id, user=user)
     return profile.accelerator.slug, calibration_spec(profile)
 
 

@@ -43,19 +43,9 @@ def estimate_request(*, data: Any, user=None) -> EstimateRequest:
 
 
 def _calibration(profile_id: Any, accelerator: Any, user=None):
-    from planner.calibrations import calibration_spec
-    from planner.models import CalibrationProfile
+    from planner.calibrations import calibration_spec, usable_profile
 
-    if isinstance(profile_id, bool) or not isinstance(profile_id, int):
-        raise RequestError("calibration", "must be a calibration profile's id")
-    from planner.selectors import calibration_visible_to
-
-    profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
-    profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
-    if profile is None:
-        raise RequestError("calibration", f"no calibration profile {profile_id}")
-    if profile.accelerator is None:
-        raise RequestError("calibration", f"profile {profile_id} matched no catalog accelerator")
+    profile = usable_profile(profile_id=profile_id, user=user)
     if accelerator != profile.accelerator.slug:
         raise RequestError(
             "calibration",
