@@ -22,6 +22,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
+from planner.api.responses import UNAUTHENTICATED
 from planner.api.serializers import FieldErrorsSerializer
 from planner.api.site_serializers import DetailSerializer
 from planner.calibrations import MAX_TRAINING_STEPS, SCHEMA, calibration_create
@@ -128,9 +129,6 @@ LOCATION = OpenApiParameter(
     location=OpenApiParameter.HEADER,
     response=[201],
     description="The new profile, /api/v1/calibrations/{id}/",
-)
-UNAUTHENTICATED = OpenApiResponse(
-    DetailSerializer, description="No credentials, or a wrong or revoked token."
 )
 FORBIDDEN = OpenApiResponse(
     DetailSerializer, description="Your role may not upload probe reports (planner)."

@@ -30,6 +30,7 @@ from rest_framework.views import APIView
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from catalog.choices import Currency
+from planner.api.responses import UNAUTHENTICATED
 from planner.api.serializers import (
     EstimateRequestSerializer,
     EstimateResponseSerializer,
@@ -349,9 +350,6 @@ def candidate_page(
 
 # --- documentation ---------------------------------------------------------------------------
 
-UNAUTHENTICATED = OpenApiResponse(
-    DetailSerializer, description="No credentials, or a wrong or revoked token."
-)
 FORBIDDEN = OpenApiResponse(
     DetailSerializer, description="Your role may not create plans (planner), or you have no team."
 )

@@ -21,6 +21,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
+from planner.api.responses import UNAUTHENTICATED
 from planner.api.serializers import EstimateRequestSerializer, FieldErrorsSerializer
 from planner.api.site_serializers import DetailSerializer
 from planner.engine import RequestError
@@ -207,9 +208,6 @@ RETRY_AFTER = OpenApiParameter(
     location=OpenApiParameter.HEADER,
     response=[503],
     description="Seconds to wait before asking again",
-)
-UNAUTHENTICATED = OpenApiResponse(
-    DetailSerializer, description="No credentials, or a wrong or revoked token."
 )
 FORBIDDEN = OpenApiResponse(
     DetailSerializer, description="Your role may not start or cancel simulations (planner)."

@@ -22,6 +22,7 @@ from rest_framework.settings import api_settings
 
 from accounts.permissions import FacilityWrites
 from accounts.services import user_team
+from planner.api.responses import UNAUTHENTICATED
 from planner.api.serializers import FieldErrorsSerializer
 from planner.api.site_serializers import (
     ConflictSerializer,
@@ -92,9 +93,6 @@ class SiteEditable(BasePermission):
         return site_editable_by(request.user).filter(pk=site_id).exists()
 
 
-UNAUTHENTICATED = OpenApiResponse(
-    DetailSerializer, description="No credentials, or a wrong or revoked token."
-)
 FORBIDDEN = OpenApiResponse(
     DetailSerializer,
     description="Your role may not write (writes need facility), or the site is another "
