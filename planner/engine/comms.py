@@ -12,14 +12,25 @@ NVLINK_LATENCY_S = 3e-6
 PCIE_LATENCY_S = 8e-6
 
 
-def scale_up_bw(acc: AcceleratorSpec) -> tuple[float, float]:
-    """Achievable per-direction bytes/s and latency between devices of one node."""
+def scale_up_bw(acc: AcceleratorSpec, *, efficiency: float | None = None) -> tuple[float, float]:
+    """Achievable per-direction bytes/s and latency between devices of one node. A measured
+    `efficiency` (all-reduce bus bandwidth over the datasheet link, from a probe) replaces the
+    engine's default share of the scale-up link."""
     if acc.scale_up_gb_s:
-        return acc.scale_up_gb_s * GB * eff.SCALE_UP_EFFICIENCY, NVLINK_LATENCY_S
+        share = efficiency or eff.SCALE_UP_EFFICIENCY
+        return acc.scale_up_gb_s * GB * share, NVLINK_LATENCY_S
     return acc.pcie_gb_s * GB * eff.PCIE_EFFICIENCY, PCIE_LATENCY_S
 
 
-def group_link(acc: AcceleratorSpec, fabric: FabricSpec, *, span, stride=1, per_node: int):
+def group_link(
+    acc: AcceleratorSpec,
+    fabric: FabricSpec,
+    *,
+    span,
+    stride=1,
+    per_node: int,
+    scale_up_efficiency: float | None = None,
+):
     """Achievable bus bandwidth and latency of a collective over a group whose members sit
     `stride` ranks apart and whose outermost member is `span` ranks from the first.
 
@@ -29,7 +40,7 @@ def group_link(acc: AcceleratorSpec, fabric: FabricSpec, *, span, stride=1, per_
     capped by the scale-up link (nccl-tests on DGX A100 reach ~190 GB/s with 8 x 200 Gbit/s).
     """
     node = max(per_node, 1)
-    up_bw, up_lat = scale_up_bw(acc)
+    up_bw, up_lat = scale_up_bw(acc, efficiency=scale_up_efficiency)
     fabric_bw = fabric.per_gpu_gb_s * GB * eff.FABRIC_EFFICIENCY
     span = np.asarray(span, dtype=float)
     stride = np.maximum(np.asarray(stride, dtype=float), 1)

@@ -121,6 +121,12 @@ def hardware(req: EstimateRequest) -> Hardware:
     )
 
 
+def scale_up_share(req: EstimateRequest) -> float | None:
+    """The share of the scale-up link a probe's all-reduce reached on this card, when the
+    request carries such a calibration; None keeps the engine's default."""
+    return req.calibration.scale_up_efficiency if req.calibration is not None else None
+
+
 def layer_forward(
     req: EstimateRequest, hw: Hardware, *, tokens, tp, cp, sequence_parallel: bool = True
 ):
@@ -204,6 +210,7 @@ def training_step(
 ) -> StepTime:
     m = req.model
     acc = req.accelerator
+    up_share = scale_up_share(req)
     tp, pp, dp, cp, vp, mb, zero, rc = (
         np.asarray(x, dtype=float)
         for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
@@ -239,13 +246,20 @@ def training_step(
     # Tensor parallelism with sequence parallelism: forward and backward each do two
     # all-gathers and two reduce-scatters of the layer's activations; full recompute redoes
     # the forward ones. Nothing of it overlaps in the default Megatron schedule.
-    tp_bw, tp_lat = comms.group_link(acc, req.fabric, span=tp, per_node=req.per_node)
+    tp_bw, tp_lat = comms.group_link(
+        acc, req.fabric, span=tp, per_node=req.per_node, scale_up_efficiency=up_share
+    )
     act_bytes = tokens * m.hidden * BYTES["bf16"]
     rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
     tp_layer = 8 * rs + np.where(rc == 2, 4 * rs * share, 0.0)
     # Context parallelism passes K and V around a ring (overlapped with attention compute).
     cp_bw, cp_lat = comms.group_link(
-        acc, req.fabric, span=tp * cp, stride=tp, per_node=req.per_node
+        acc,
+        req.fabric,
+        span=tp * cp,
+        stride=tp,
+        per_node=req.per_node,
+        scale_up_efficiency=up_share,
     )
     kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
     cp_layer = np.maximum(
@@ -256,7 +270,12 @@ def training_step(
     # MoE: dispatch and combine all-to-alls forward and backward across expert-parallel ranks.
     ep = np.minimum(m.experts, dp) if m.experts > 1 else np.ones_like(dp)
     ep_bw, ep_lat = comms.group_link(
-        acc, req.fabric, span=tp * cp * ep, stride=tp * cp, per_node=req.per_node
+        acc,
+        req.fabric,
+        span=tp * cp * ep,
+        stride=tp * cp,
+        per_node=req.per_node,
+        scale_up_efficiency=up_share,
     )
     k = m.active_experts if m.experts > 1 else 0
     moe_layer = 4 * comms.all_to_all_s(
@@ -281,7 +300,12 @@ def training_step(
     # micro-batch when interleaved.
     # A stage boundary is one hop through one device's NIC (or its scale-up link).
     pp_bw, pp_lat = comms.group_link(
-        acc, req.fabric, span=tp * cp * dp * pp, stride=req.per_node, per_node=req.per_node
+        acc,
+        req.fabric,
+        span=tp * cp * dp * pp,
+        stride=req.per_node,
+        per_node=req.per_node,
+        scale_up_efficiency=up_share,
     )
     p2p = np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
     per_micro_batch = stage_compute.total + stage_tp + stage_fabric + p2p
@@ -298,7 +322,12 @@ def training_step(
     grad_bytes = trainable * BYTES["fp32"]
     param_bytes = trainable * BYTES["bf16"]
     dp_bw, dp_lat = comms.group_link(
-        acc, req.fabric, span=tp * cp * dp, stride=tp, per_node=req.per_node
+        acc,
+        req.fabric,
+        span=tp * cp * dp,
+        stride=tp,
+        per_node=req.per_node,
+        scale_up_efficiency=up_share,
     )
     window = eff.DP_OVERLAP * bwd.total * layers_here
     once = np.where(
@@ -351,6 +380,7 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     """Prefill is compute-bound (all prompt tokens at once); each decode step streams the
     weights and the KV cache once for the whole batch (Pope et al. 2022, section 3)."""
     m = req.model
+    up_share = scale_up_share(req)
     inf = req.inference
     hw = hardware(req)
     split = param_split(m)
@@ -389,7 +419,9 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     )
     launches = m.layers * eff.KERNELS_PER_LAYER_FORWARD * eff.KERNEL_OVERHEAD_S * 0.3  # CUDA graphs
     # Tensor parallelism: two all-reduces per layer, latency-bound at decode.
-    tp_bw, tp_lat = comms.group_link(req.accelerator, req.fabric, span=tp, per_node=req.per_node)
+    tp_bw, tp_lat = comms.group_link(
+        req.accelerator, req.fabric, span=tp, per_node=req.per_node, scale_up_efficiency=up_share
+    )
     comm_decode = (
         float(comms.all_reduce_s(batch * m.hidden * BYTES["bf16"], tp, tp_bw, tp_lat))
         * 2

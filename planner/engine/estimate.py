@@ -237,6 +237,8 @@ def _calibration_note(req: EstimateRequest) -> dict | None:
     measured = [f"{p} matrix-multiply efficiency" for p in sorted(cal.gemm_efficiency)]
     if cal.memory_bw_efficiency:
         measured.append("memory bandwidth efficiency")
+    if cal.scale_up_efficiency:
+        measured.append("scale-up link efficiency")
     if cal.step_efficiency != 1.0:
         measured.append("end-to-end step efficiency")
     return {

@@ -145,3 +145,20 @@ def test_int4_serving_on_a_card_without_bf16_runs_on_its_fp16_units():
     )
     answer = estimate(serve(LLAMA3_8B, v100, precision="int4"))
     assert answer.inference["tpot_ms"] > 0 and 0 < answer.throughput["mfu"] < 1
+
+
+def test_a_measured_all_reduce_share_sets_the_scale_up_link_speed():
+    from planner.engine import efficiency as eff
+    from planner.engine.specs import CalibrationSpec
+
+    req = train(LLAMA3_70B, H100, count=8, global_batch=64)
+    default = _layout(req, tp=8, dp=1, micro_batch=8)
+    half = CalibrationSpec(name="probe", scale_up_efficiency=eff.SCALE_UP_EFFICIENCY / 2)
+    slower = _layout(dataclasses.replace(req, calibration=half), tp=8, dp=1, micro_batch=8)
+    # Eight sequences of activations per micro-batch are bandwidth-bound: half the measured
+    # link share, about twice the time (the per-step latency stays).
+    assert float(slower.tp_comm_s) == pytest.approx(2 * float(default.tp_comm_s), rel=0.1)
+    # A calibration that measured nothing on the link leaves the engine's default.
+    silent = CalibrationSpec(name="no-allreduce")
+    same = _layout(dataclasses.replace(req, calibration=silent), tp=8, dp=1, micro_batch=8)
+    assert float(same.tp_comm_s) == pytest.approx(float(default.tp_comm_s))
