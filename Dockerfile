@@ -11,9 +11,17 @@ COPY catalog catalog
 COPY planner planner
 RUN pip install --no-cache-dir .
 COPY . .
-# collectstatic needs settings but no secrets worth keeping: use a build-only key.
-RUN DJANGO_SECRET_KEY=build-only-not-a-secret-collectstatic-only ALLOWED_HOSTS=localhost python manage.py collectstatic --no-input
-RUN useradd --create-home flopfit && mkdir -p var && chown -R flopfit var
+# collectstatic needs settings but no secret worth keeping: a random key that lives for this
+# one command. Static files get hashed names and gzip/brotli copies for WhiteNoise.
+RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+    ALLOWED_HOSTS=localhost python manage.py collectstatic --no-input
+# The metrics directories exist in the image owned by the app user, so a named volume mounted
+# over them starts with that ownership.
+RUN useradd --create-home flopfit \
+    && mkdir -p var /var/run/flopfit-metrics/web /var/run/flopfit-metrics/worker \
+    && chown -R flopfit var /var/run/flopfit-metrics
 USER flopfit
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+HEALTHCHECK --interval=10s --timeout=6s --start-period=20s --retries=3 \
+    CMD ["python", "config/healthprobe.py", "/healthz"]
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi"]

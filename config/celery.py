@@ -2,10 +2,17 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
+
+from config.logging import configure_worker_logging
+from config.metrics import connect_celery_signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("flopfit")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Task metrics (config/metrics.py) and JSON worker logs through Django's LOGGING.
+signals.setup_logging.connect(configure_worker_logging, weak=False)
+connect_celery_signals()

@@ -1,34 +1,11 @@
 """Headless Chromium against a live server: a facility engineer signs in, adds a rack group to a
 site through the form (inline validation running as they type) and sees the site's total grow."""
 
-import os
-import shutil
-
 import pytest
-
-from tests.conftest import require_or_skip
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PASSWORD = "rack-and-stack-42"
-
-
-@pytest.fixture
-def page(live_server):
-    if not os.path.exists(CHROMIUM):
-        require_or_skip("Debian's chromium is not installed")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    # Playwright's sync API runs an event loop; Django must still allow ORM calls in this thread.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        page = browser.new_page()
-        yield page
-        browser.close()
 
 
 @pytest.fixture
