@@ -17,6 +17,52 @@ from catalog.choices import (
 )
 from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
 
+# The widest integer a PostgreSQL bigint holds: a filter value past it is refused with 400
+# naming the filter, never sent to the database.
+BIGINT_MAX = 2**63 - 1
+
+
+class WholeNumberFilter(django_filters.NumberFilter):
+    """A NumberFilter for an integer column: whole numbers within bigint only."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", -BIGINT_MAX)
+        kwargs.setdefault("max_value", BIGINT_MAX)
+        super().__init__(*args, **kwargs)
+
+
+# What the API sends (true, false) and what the pages' yes/no/any select sends (unknown, or
+# nothing).
+BOOLEAN_WORDS = {"true", "false", "unknown", ""}
+
+
+class _TrueFalseSelect(forms.NullBooleanSelect):
+    """The yes/no/any select, passing on a value it does not know so the field can refuse it
+    (Django's would read it as "any" and filter nothing)."""
+
+    def value_from_datadict(self, data, files, name):
+        raw = data.get(name)
+        if isinstance(raw, str) and raw.lower() not in BOOLEAN_WORDS:
+            return raw
+        return super().value_from_datadict(data, files, name)
+
+
+class _TrueFalseField(forms.NullBooleanField):
+    widget = _TrueFalseSelect
+
+    def to_python(self, value):
+        if isinstance(value, str) and value.lower() not in BOOLEAN_WORDS:
+            raise forms.ValidationError(_("Enter true or false."), code="invalid")
+        return super().to_python(value)
+
+
+class TrueFalseFilter(django_filters.BooleanFilter):
+    """A BooleanFilter that answers 400 for anything but true, false and blank."""
+
+    field_class = _TrueFalseField
+
 
 def _vendor_choices():
     return [
@@ -141,11 +187,11 @@ class FabricFilterSet(django_filters.FilterSet):
 class ModelArchitectureFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_q", label=_("Search"))
     family = django_filters.CharFilter(lookup_expr="iexact", label=_("Family"))
-    moe = django_filters.BooleanFilter(method="filter_moe", label=_("Mixture of experts"))
-    params_min = django_filters.NumberFilter(
+    moe = TrueFalseFilter(method="filter_moe", label=_("Mixture of experts"))
+    params_min = WholeNumberFilter(
         field_name="params", lookup_expr="gte", label=_("Parameters at least")
     )
-    params_max = django_filters.NumberFilter(
+    params_max = WholeNumberFilter(
         field_name="params", lookup_expr="lte", label=_("Parameters at most")
     )
     ordering = django_filters.OrderingFilter(

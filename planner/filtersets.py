@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
+from catalog.filtersets import TrueFalseFilter, WholeNumberFilter
 from planner.choices import Feeds, RackCooling, Visibility
 from planner.models import RackGroup, Site
 
@@ -27,7 +28,7 @@ class SiteFilterSet(django_filters.FilterSet):
 
 
 class RackGroupFilterSet(django_filters.FilterSet):
-    site = django_filters.NumberFilter(field_name="site_id", label=_("Site"))
+    site = WholeNumberFilter(field_name="site_id", label=_("Site"))
     cooling = django_filters.MultipleChoiceFilter(
         choices=RackCooling.choices, widget=forms.CheckboxSelectMultiple, label=_("Cooling")
     )
@@ -35,7 +36,7 @@ class RackGroupFilterSet(django_filters.FilterSet):
     power_kw_min = django_filters.NumberFilter(
         field_name="power_kw", lookup_expr="gte", label=_("Power per rack at least (kW)")
     )
-    liquid_loops = django_filters.BooleanFilter(label=_("Liquid loops"))
+    liquid_loops = TrueFalseFilter(label=_("Liquid loops"))
     ordering = django_filters.OrderingFilter(
         fields=("name", "count", "power_kw", "cooling_kw", "units", "max_kg"), label=_("Sort by")
     )

@@ -22,7 +22,7 @@ from planner.engine.recommend import (
     recommend,
     rerank,
 )
-from planner.engine.request import _choice, _mapping, _number, _unknown_keys
+from planner.engine.request import _choice, _mapping, _number, _optional_mapping, _unknown_keys
 from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan, Site
 from planner.services import _consumer_cooled, estimate_request, server_facility_spec
@@ -199,7 +199,7 @@ def plan_question(
     elif site is None and data.get("site") is not None and not isinstance(data.get("site"), dict):
         raise RequestError("site", "must be a site's name or an object with racks")
     racks, pue, price_per_kwh, price_currency = _racks(data.get("site"), user_site=site)
-    budget = _mapping(data.get("budget") or {}, "budget")
+    budget = _optional_mapping(data, "budget")
     _unknown_keys(budget, {"capex", "tco", "currency"}, "budget")
     currency = _choice(
         budget,
@@ -208,7 +208,7 @@ def plan_question(
         ("USD", "CNY"),
         site.currency if site else (price_currency or "USD"),
     )
-    count = _mapping(data.get("count") or {}, "count")
+    count = _optional_mapping(data, "count")
     _unknown_keys(count, {"min", "max"}, "count")
     min_count = _number(
         count, "min", "count.min", integer=True, minimum=1, maximum=100_000, default=1
@@ -222,7 +222,7 @@ def plan_question(
         maximum=100_000,
         default=max(min_count, 1024),
     )
-    weights = _mapping(data.get("weights") or {}, "weights")
+    weights = _optional_mapping(data, "weights")
     _unknown_keys(weights, DIMENSIONS, "weights")
     for key in weights:
         _number(weights, key, f"weights.{key}", minimum=0, maximum=100)

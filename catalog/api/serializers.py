@@ -67,7 +67,12 @@ class AcceleratorSerializer(serializers.ModelSerializer):
 class ServerPlatformSerializer(serializers.ModelSerializer):
     source_urls = SourceListField()
     form_factors = serializers.ListField(child=serializers.CharField())
-    fixed_accelerator = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    fixed_accelerator = serializers.SlugRelatedField(
+        slug_field="slug",
+        read_only=True,
+        allow_null=True,
+        help_text="The accelerator a fixed system is built with; null when slots take any",
+    )
 
     class Meta:
         model = ServerPlatform

@@ -6,6 +6,9 @@ from pathlib import Path
 import environ
 from django.utils.translation import gettext_lazy as _
 
+from config.cache import cache_config
+from config.logging import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -38,8 +41,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.metrics.PrometheusMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.ApiErrorsAsJsonMiddleware",
+    "config.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -110,8 +116,36 @@ STORAGES = {
 FLOPFIT_CNY_PER_USD = env.float("FLOPFIT_CNY_PER_USD", default=7.10)
 FLOPFIT_CNY_PER_USD_DATE = env("FLOPFIT_CNY_PER_USD_DATE", default="2026-11")
 
+# Request bodies: /api/ answers 413 past this (config/middleware.py); forms answer 400 past
+# the same size. Rack CSV imports (256 KiB) stay well inside.
+FLOPFIT_MAX_BODY_BYTES = env.int("FLOPFIT_MAX_BODY_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = FLOPFIT_MAX_BODY_BYTES
+
+# The shared cache (throttling counters, cached pages): Redis when CACHE_URL or REDIS_URL is
+# set, failing open while it is down; this process's memory otherwise, so `make run` needs no
+# server.
+CACHES = {
+    "default": cache_config(
+        env("CACHE_URL", default=env("REDIS_URL", default="")),
+        timeout_s=env.float("REDIS_CACHE_TIMEOUT_S", default=0.5),
+    )
+}
+
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.ErrorDocumentingAutoSchema",
+    "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    # Per signed-in user and per anonymous address, counted in the shared cache; `compute`
+    # adds a tighter rate for the writes that rank, estimate or simulate.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "config.throttling.ComputeRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("FLOPFIT_THROTTLE_ANON", default="120/min"),
+        "user": env("FLOPFIT_THROTTLE_USER", default="1200/min"),
+        "compute": env("FLOPFIT_THROTTLE_COMPUTE", default="60/min"),
+    },
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "catalog.api.pagination.CatalogPagination",
     "DEFAULT_RENDERER_CLASSES": [
@@ -183,12 +217,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
     else {}
 )
+# The result store answers as fast as the broker when Redis is down: by default the web process
+# retries its result subscription 20 times, a second apart, before a start can fail. A worker
+# loses only the stored return value, which nothing but a sweep's chord counts on.
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.2}
+}
+# A worker whose broker went away keeps trying to reconnect (every 2 s, backing off to 30 s)
+# instead of exiting after 100 tries: it resumes consuming as soon as the broker is back.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-}
+# LOG_FORMAT=json writes one JSON object per line to stdout (production's default).
+LOGGING = logging_config(
+    log_format=env("LOG_FORMAT", default="plain"), level=env("LOG_LEVEL", default="INFO")
+)

@@ -116,16 +116,20 @@ class CalibrationSerializer(serializers.ModelSerializer):
 
 # --- documentation ---------------------------------------------------------------------------
 
-NAME = OpenApiParameter(
-    "name",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.QUERY,
-    required=False,
-    description="The profile's name; default the device name and the probe's date",
-)
+
+class CalibrationQuerySerializer(serializers.Serializer):
+    name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        default="",
+        help_text="The profile's name; default the device name and the probe's date",
+    )
+
+
 LOCATION = OpenApiParameter(
     "Location",
-    OpenApiTypes.URI,
+    OpenApiTypes.STR,
     location=OpenApiParameter.HEADER,
     response=[201],
     description="The new profile, /api/v1/calibrations/{id}/",
@@ -161,7 +165,7 @@ EXAMPLES = [
         'a catalog card the factors are derived; use them with `"calibration": <id>` in an '
         "estimate question.",
         request=ProbeReportSerializer,
-        parameters=[NAME, LOCATION],
+        parameters=[CalibrationQuerySerializer, LOCATION],
         responses={
             201: OpenApiResponse(CalibrationSerializer, description="Stored."),
             400: OpenApiResponse(
@@ -190,10 +194,12 @@ class CalibrationListView(generics.ListCreateAPIView):
             raise PermissionDenied(
                 "An account outside every team cannot own a calibration profile."
             )
+        query = CalibrationQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         try:
             profile = calibration_create(
                 probe=request.data,
-                name=request.query_params.get("name", ""),
+                name=query.validated_data["name"],
                 user=request.user,
                 team=user_team(request.user),
             )

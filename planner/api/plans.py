@@ -32,6 +32,7 @@ from accounts.services import user_team
 from catalog.choices import Currency
 from planner.api.responses import UNAUTHENTICATED
 from planner.api.serializers import (
+    EngineRequestSerializer,
     EstimateRequestSerializer,
     EstimateResponseSerializer,
     FieldErrorsSerializer,
@@ -72,7 +73,7 @@ class RackGroupQuestionSerializer(FitRackSerializer):
     feeds = serializers.CharField(required=False, default="single", help_text="single or 2n")
 
 
-class InlineSiteSerializer(serializers.Serializer):
+class InlineSiteSerializer(EngineRequestSerializer):
     racks = RackGroupQuestionSerializer(many=True, required=False)
     pue = serializers.FloatField(min_value=1, max_value=3, required=False, default=1.3)
     price_per_kwh = serializers.FloatField(
@@ -81,7 +82,7 @@ class InlineSiteSerializer(serializers.Serializer):
     currency = serializers.ChoiceField(Currency.choices, required=False, default="USD")
 
 
-class BudgetSerializer(serializers.Serializer):
+class BudgetSerializer(EngineRequestSerializer):
     capex = serializers.FloatField(min_value=0, required=False, help_text="Purchase budget")
     tco = serializers.FloatField(
         min_value=0, required=False, help_text="Capex plus energy over `years`"
@@ -91,12 +92,12 @@ class BudgetSerializer(serializers.Serializer):
     )
 
 
-class CountRangeSerializer(serializers.Serializer):
+class CountRangeSerializer(EngineRequestSerializer):
     min = serializers.IntegerField(min_value=1, required=False, default=1)
     max = serializers.IntegerField(min_value=1, required=False, help_text="Default max(min, 1024)")
 
 
-class WeightsSerializer(serializers.Serializer):
+class WeightsSerializer(EngineRequestSerializer):
     """0-100 each; a dimension left out keeps the task's default."""
 
     memory_capacity = serializers.FloatField(min_value=0, max_value=100, required=False)
@@ -106,13 +107,14 @@ class WeightsSerializer(serializers.Serializer):
     software = serializers.FloatField(min_value=0, max_value=100, required=False)
 
 
-class PlanQuestionSerializer(serializers.Serializer):
+class PlanQuestionSerializer(EngineRequestSerializer):
     """The recommend question, as `manage.py recommend` takes it, plus `site_id`."""
 
     name = serializers.CharField(required=False, max_length=200, default="Plan")
     workload = WorkloadQuestionSerializer()
     site_id = serializers.IntegerField(
-        required=False, help_text="A saved site you can see; or give `site` inline, not both"
+        required=False,
+        help_text="A saved site you can see; or give `site` inline, not both. Null: none",
     )
     site = InlineSiteSerializer(required=False, help_text="Racks given inline")
     budget = BudgetSerializer(required=False)
@@ -191,6 +193,15 @@ class CandidateFitSerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
+class CandidateEstimateSerializer(EstimateResponseSerializer):
+    """The estimate contract's answer as a plan keeps it for each build."""
+
+    explanations = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="Not kept in a plan"
+    )
+    search = serializers.DictField(required=False, help_text="Not kept in a plan")
+
+
 class CandidateSerializer(serializers.Serializer):
     rank = serializers.IntegerField(help_text="1 = best under the weights used")
     id = serializers.IntegerField(help_text="The same build whatever the weights")
@@ -198,7 +209,7 @@ class CandidateSerializer(serializers.Serializer):
     server = serializers.CharField(help_text="Catalog slug")
     count = serializers.IntegerField(help_text="Accelerators in all")
     nodes = serializers.IntegerField(help_text="Servers")
-    estimate = EstimateResponseSerializer(help_text="The estimate contract's answer")
+    estimate = CandidateEstimateSerializer(help_text="The estimate contract's answer")
     fit = CandidateFitSerializer()
     cost = CostSerializer(help_text="In the plan's currency")
     scores = ScoresSerializer(help_text="0-100 each")
@@ -227,8 +238,12 @@ class RejectedSerializer(serializers.Serializer):
 
 class PlanSummarySerializer(serializers.ModelSerializer):
     team = serializers.CharField(source="team.name", read_only=True)
-    site = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Saved site id, or null")
-    workload = serializers.PrimaryKeyRelatedField(read_only=True)
+    site = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Saved site id, or null"
+    )
+    workload = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Saved workload id, or null"
+    )
     evaluated = serializers.SerializerMethodField(help_text="Builds estimated")
     viable = serializers.SerializerMethodField(help_text="Builds that meet every constraint")
 
@@ -460,6 +475,7 @@ class PlanListView(generics.ListCreateAPIView):
     serializer_class = PlanSummarySerializer
     permission_classes = [PlannerWrites]
     parser_classes = [JSONParser]
+    throttle_scope = "compute"  # POST ranks every build
 
     def get_queryset(self):
         return plan_visible_to(self.request.user).select_related("team")

@@ -7,7 +7,20 @@ from rest_framework import serializers
 PRECISION_CHOICES = ["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
 
 
-class ParallelismSerializer(serializers.Serializer):
+class EngineRequestSerializer(serializers.Serializer):
+    """Describes a request the engine validates. There an optional field given as null means
+    its default, as if it were left out (planner.engine.request: _number, _choice), so the
+    document says each optional field may be null."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            if not field.required and not field.read_only:
+                field.allow_null = True
+        return fields
+
+
+class ParallelismSerializer(EngineRequestSerializer):
     tp = serializers.IntegerField(min_value=1, required=False, help_text="Tensor parallel degree")
     pp = serializers.IntegerField(min_value=1, required=False, help_text="Pipeline stages")
     dp = serializers.IntegerField(min_value=1, required=False, help_text="Data parallel degree")
@@ -17,7 +30,7 @@ class ParallelismSerializer(serializers.Serializer):
     )
 
 
-class InferenceInputSerializer(serializers.Serializer):
+class InferenceInputSerializer(EngineRequestSerializer):
     batch = serializers.IntegerField(min_value=1, required=False, default=1)
     prompt_len = serializers.IntegerField(min_value=1, required=False, default=512)
     output_len = serializers.IntegerField(min_value=1, required=False, default=128)
@@ -26,7 +39,7 @@ class InferenceInputSerializer(serializers.Serializer):
     )
 
 
-class EstimateRequestSerializer(serializers.Serializer):
+class EstimateRequestSerializer(EngineRequestSerializer):
     task = serializers.ChoiceField(["train", "finetune", "inference"])
     model = serializers.JSONField(
         help_text="Catalog slug, or an inline shape {params, layers, hidden, heads, kv_heads, ffn, vocab, experts, active_experts}"
@@ -200,7 +213,7 @@ EXAMPLES = [
 # Facility fit (POST /api/v1/fit/) -------------------------------------------------------------
 
 
-class FitRackSerializer(serializers.Serializer):
+class FitRackSerializer(EngineRequestSerializer):
     power_kw = serializers.FloatField(
         help_text="Usable IT power per rack, kW; with 2N feeds what ONE feed carries"
     )
@@ -225,7 +238,7 @@ class FitRackSerializer(serializers.Serializer):
     )
 
 
-class FitServerSerializer(serializers.Serializer):
+class FitServerSerializer(EngineRequestSerializer):
     """An inline server; a catalog slug may be given instead."""
 
     power_kw = serializers.FloatField(help_text="Maximum system draw, kW")
@@ -244,7 +257,7 @@ class FitServerSerializer(serializers.Serializer):
     )
 
 
-class FitRequestSerializer(serializers.Serializer):
+class FitRequestSerializer(EngineRequestSerializer):
     rack = FitRackSerializer()
     server = serializers.JSONField(
         help_text="Catalog server slug, or inline {power_kw, units, kg, cooling, airflow, accelerators, open_air_cards, max_inlet_c}"

@@ -22,7 +22,11 @@ from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
 from planner.api.responses import UNAUTHENTICATED
-from planner.api.serializers import EstimateRequestSerializer, FieldErrorsSerializer
+from planner.api.serializers import (
+    EngineRequestSerializer,
+    EstimateRequestSerializer,
+    FieldErrorsSerializer,
+)
 from planner.api.site_serializers import DetailSerializer
 from planner.engine import RequestError
 from planner.engine.simulate.request import MAX_REQUESTS, MAX_TRIALS
@@ -36,7 +40,7 @@ RETRY_AFTER_S = 30
 # --- the question ----------------------------------------------------------------------------
 
 
-class TrainingSimulationRequestSerializer(serializers.Serializer):
+class TrainingSimulationRequestSerializer(EngineRequestSerializer):
     """A training campaign: the estimate's throughput for the whole run, then failures,
     checkpoints, restarts and throttling drawn over many trials."""
 
@@ -75,7 +79,7 @@ class TrainingSimulationRequestSerializer(serializers.Serializer):
     )
 
 
-class LengthSerializer(serializers.Serializer):
+class LengthSerializer(EngineRequestSerializer):
     """A token-length distribution; a bare integer means a fixed length."""
 
     kind = serializers.CharField(help_text="fixed, uniform or lognormal", required=False)
@@ -90,7 +94,7 @@ class LengthSerializer(serializers.Serializer):
     )
 
 
-class ReplicaSearchSerializer(serializers.Serializer):
+class ReplicaSearchSerializer(EngineRequestSerializer):
     target_rate = serializers.FloatField(
         min_value=0.001, required=False, help_text="Requests/s to serve; default rate_per_s"
     )
@@ -104,7 +108,7 @@ class ReplicaSearchSerializer(serializers.Serializer):
     )
 
 
-class ServingSimulationRequestSerializer(serializers.Serializer):
+class ServingSimulationRequestSerializer(EngineRequestSerializer):
     """Serving under load: arrivals, continuous batching within the KV-cache budget, step
     times from the estimate. Give `requests` or `duration_s`, not both."""
 
@@ -197,7 +201,7 @@ class CancelConflictSerializer(serializers.Serializer):
 
 LOCATION = OpenApiParameter(
     "Location",
-    OpenApiTypes.URI,
+    OpenApiTypes.STR,
     location=OpenApiParameter.HEADER,
     response=[200, 202],
     description="The simulation to poll, /api/v1/simulations/{id}/",
@@ -324,6 +328,7 @@ class SimulationListView(generics.ListCreateAPIView):
     permission_classes = [PlannerWrites]
     parser_classes = [JSONParser]
     filterset_class = SimulationFilterSet
+    throttle_scope = "compute"  # POST queues minutes of CPU
 
     def create(self, request, *args, **kwargs) -> Response:
         try:

@@ -18,6 +18,7 @@ class EstimateView(APIView):
     """Estimate memory, throughput, time and the efficiency factors of one job."""
 
     permission_classes = [AllowAny]  # the public estimate
+    throttle_scope = "compute"
 
     @extend_schema(
         operation_id="estimate_create",

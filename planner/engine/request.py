@@ -113,6 +113,12 @@ def _mapping(value, path: str) -> Mapping:
     return value
 
 
+def _optional_mapping(data: Mapping, key: str) -> Mapping:
+    """An object that may be left out or null; false, 0, "" or [] are errors, not "left out"."""
+    value = data.get(key)
+    return {} if value is None else _mapping(value, key)
+
+
 def _unknown_keys(data: Mapping, allowed, path: str) -> None:
     extra = sorted(set(data) - set(allowed))
     if extra:
@@ -386,7 +392,7 @@ def request_from_dict(
     elif task != "inference" and global_batch < 1:
         raise RequestError("global_batch", "must be at least 1")
 
-    inf = _mapping(data.get("inference") or {}, "inference")
+    inf = _optional_mapping(data, "inference")
     _unknown_keys(inf, {"batch", "prompt_len", "output_len", "kv_precision"}, "inference")
     kv_default = precision if precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
     inference = InferenceSpec(
@@ -404,7 +410,7 @@ def request_from_dict(
         ),
     )
 
-    rel = _mapping(data.get("reliability") or {}, "reliability")
+    rel = _optional_mapping(data, "reliability")
     _unknown_keys(rel, {f.name for f in fields(ReliabilitySpec)}, "reliability")
     defaults = ReliabilitySpec()
     reliability = ReliabilitySpec(
@@ -433,7 +439,7 @@ def request_from_dict(
         ),
     )
 
-    eff = _mapping(data.get("efficiency") or {}, "efficiency")
+    eff = _optional_mapping(data, "efficiency")
     _unknown_keys(eff, ETA_KEYS, "efficiency")
     overrides = {
         k: float(_number(eff, k, f"efficiency.{k}", minimum=0.001, maximum=1)) for k in eff

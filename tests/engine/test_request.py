@@ -80,6 +80,9 @@ def test_documented_defaults_are_filled():
         ({"efficiency": {"eta_sched": 1.5}}, "efficiency.eta_sched", "at most 1"),
         ({"efficiency": {"eta_magic": 0.5}}, "efficiency.eta_magic", "not a known field"),
         ({"inference": {"batch": 0}}, "inference.batch", "at least 1"),
+        # false, 0 or [] are not "left out": only a missing key or null takes the defaults.
+        ({"reliability": False}, "reliability", "object"),
+        ({"efficiency": []}, "efficiency", "object"),
         ({"fabric": "token-ring"}, "fabric", "unknown"),
         ({"wibble": 1}, "wibble", "not a known field"),
         (
