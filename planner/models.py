@@ -59,7 +59,14 @@ class Site(models.Model):
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    history = HistoricalRecords()
+    version = models.PositiveIntegerField(
+        _("record version"),
+        default=1,
+        editable=False,
+        help_text=_("Raised by one on every save; an edit names the version it started from"),
+    )
+    # The version is bookkeeping for concurrent edits, not a change anyone made.
+    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("site")
@@ -72,6 +79,7 @@ class Site(models.Model):
                 condition=Q(electricity_price_per_kwh__gte=0), name="site_price_non_negative"
             ),
             models.CheckConstraint(condition=~Q(name=""), name="site_has_name"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="site_version_positive"),
         ]
 
     def __str__(self) -> str:
@@ -120,7 +128,13 @@ class RackGroup(models.Model):
         "catalog.Fabric", blank=True, related_name="rack_groups", verbose_name=_("fabrics offered")
     )
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    history = HistoricalRecords(m2m_fields=[fabrics])
+    version = models.PositiveIntegerField(
+        _("record version"),
+        default=1,
+        editable=False,
+        help_text=_("Raised by one on every save; an edit names the version it started from"),
+    )
+    history = HistoricalRecords(m2m_fields=[fabrics], excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("rack group")
@@ -154,6 +168,7 @@ class RackGroup(models.Model):
                 violation_error_message=_("Direct liquid cooling needs liquid loops."),
             ),
             models.CheckConstraint(condition=~Q(name=""), name="rackgroup_has_name"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="rackgroup_version_positive"),
         ]
 
     def __str__(self) -> str:

@@ -26,13 +26,53 @@ def _preserve_inputs(form: forms.BaseForm) -> None:
         field.widget.attrs.update(PRESERVE)
 
 
+# The hidden field an edit form carries: the version of the record it was opened on.
+VERSION_FIELD = "version"
+
+
+class EditsOneVersion:
+    """An edit form remembers the version of the record it was opened on and hands it to the
+    service, which refuses to save over a newer one. Create forms carry no version."""
+
+    # After a refused save: where the saved record differs from the input (see site_views).
+    changed_meanwhile: list[dict[str, str]] | None = None
+
+    def _add_version_field(self) -> None:
+        if self.instance.pk is None:
+            return
+        self.fields[VERSION_FIELD] = forms.IntegerField(
+            widget=forms.HiddenInput, min_value=1, required=False, initial=self.instance.version
+        )
+
+    def _clean_version(self) -> None:
+        if VERSION_FIELD not in self.fields:
+            return
+        version = self.cleaned_data.get(VERSION_FIELD)
+        if VERSION_FIELD in self.errors or version is None:
+            # A hidden field's error would be shown nowhere; say it above the form.
+            self.errors.pop(VERSION_FIELD, None)
+            self.add_error(
+                None,
+                _(
+                    "This form does not say which version it edits; reload the page and make "
+                    "your change again."
+                ),
+            )
+            return
+        self.instance.version = version
+
+    def model_values(self) -> dict:
+        """The cleaned values the service saves: everything but the version."""
+        return {k: v for k, v in self.cleaned_data.items() if k != VERSION_FIELD}
+
+
 def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
     """Put a service's ValidationError beside the fields it names; the rest above the form."""
     for name, messages in error.message_dict.items():
         form.add_error(name if name in form.fields else None, messages)
 
 
-class SiteForm(forms.ModelForm):
+class SiteForm(EditsOneVersion, forms.ModelForm):
     """A site's own fields; the team is the signed-in user's and is never chosen here."""
 
     class Meta:
@@ -56,6 +96,12 @@ class SiteForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.team = team if team is not None else getattr(self.instance, "team", None)
         _preserve_inputs(self)
+        self._add_version_field()
+
+    def clean(self):
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
@@ -68,7 +114,7 @@ class SiteForm(forms.ModelForm):
         return name
 
 
-class RackGroupForm(forms.ModelForm):
+class RackGroupForm(EditsOneVersion, forms.ModelForm):
     """A row of identical racks; every figure is per rack."""
 
     fabrics = forms.ModelMultipleChoiceField(
@@ -111,6 +157,7 @@ class RackGroupForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.instance.site = site
         _preserve_inputs(self)
+        self._add_version_field()
 
     def fieldsets(self):
         return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
@@ -132,6 +179,7 @@ class RackGroupForm(forms.ModelForm):
         # the checkbox instead of above the form.
         if cleaned.get("cooling") == RackCooling.LIQUID and not cleaned.get("liquid_loops"):
             self.add_error("liquid_loops", _("Direct liquid cooling needs liquid loops."))
+        self._clean_version()
         return cleaned
 
 

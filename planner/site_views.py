@@ -36,8 +36,14 @@ from planner.selectors import (
     site_editable_by,
     site_visible_to,
 )
-from planner.site_forms import RackGroupForm, RackImportForm, SiteForm, apply_service_errors
-from planner.sites import CSV_COLUMNS, ConflictError, CsvPreview
+from planner.site_forms import (
+    VERSION_FIELD,
+    RackGroupForm,
+    RackImportForm,
+    SiteForm,
+    apply_service_errors,
+)
+from planner.sites import CSV_COLUMNS, ConflictError, CsvPreview, StaleVersionError
 from planner.web import partial_wanted
 
 PAGE_SIZE = 50
@@ -120,7 +126,78 @@ def _save(form, write, *, conflict_message: str) -> Model | None:
         form.add_error("name", conflict_message)
     except ValidationError as exc:
         apply_service_errors(form, exc)
+    except StaleVersionError as exc:
+        _show_newer_version(form, exc.current)
     return None
+
+
+def _show_newer_version(form, current: Model | None) -> None:
+    """Someone saved the record after this form was opened. Nothing was written: the form keeps
+    what the person typed, lists where the saved record now differs from it, and carries the
+    newer version, so pressing Save again means "mine over theirs", knowingly."""
+    noun = form.instance._meta.verbose_name
+    if current is None:
+        form.add_error(
+            None,
+            _(
+                "Someone else deleted this %(noun)s while you were editing it, so it was not "
+                "saved. Your input is still below."
+            )
+            % {"noun": noun},
+        )
+        return
+    form.add_error(
+        None,
+        _(
+            "Someone else saved this %(noun)s while you were editing it, so your changes were "
+            "not saved yet. Their values are listed below beside yours, and your input is still "
+            "in the form: check it and save again to keep yours."
+        )
+        % {"noun": noun},
+    )
+    form.changed_meanwhile = _differences(form, current)
+    form.data = form.data.copy()
+    form.data[form.add_prefix(VERSION_FIELD)] = str(current.version)
+
+
+def _differences(form, current: Model) -> list[dict[str, str]]:
+    """The fields where the saved record and the person's input disagree, as people read them."""
+    rows = []
+    for name, field in form.fields.items():
+        if name == VERSION_FIELD or name not in form.cleaned_data:
+            continue
+        model_field = current._meta.get_field(name)
+        if model_field.many_to_many:
+            saved = sorted(str(obj) for obj in getattr(current, name).all())
+            yours = sorted(str(obj) for obj in form.cleaned_data[name])
+            if saved != yours:
+                rows.append(
+                    {
+                        "label": field.label,
+                        "saved": ", ".join(saved) or "—",
+                        "yours": ", ".join(yours) or "—",
+                    }
+                )
+            continue
+        saved, yours = getattr(current, name), form.cleaned_data[name]
+        if saved != yours:
+            rows.append(
+                {
+                    "label": field.label,
+                    "saved": _shown(model_field, saved),
+                    "yours": _shown(model_field, yours),
+                }
+            )
+    return rows
+
+
+def _opened_on_older_version(form, saved: Model | None) -> bool:
+    """True when the form was opened on a version older than the one saved now: the page warns
+    while the person is still typing (the inline validation re-renders it), before any Save."""
+    if saved is None or not form.is_bound or VERSION_FIELD not in form.fields:
+        return False
+    posted = form.data.get(form.add_prefix(VERSION_FIELD), "")
+    return posted.isdigit() and int(posted) < saved.version
 
 
 def _shown(field, value) -> str:
@@ -250,13 +327,17 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and not _validating(request):
         saved = _save(
             form,
-            lambda: site_services.site_update(site=form.instance, **form.cleaned_data),
+            lambda: site_services.site_update(site=form.instance, **form.model_values()),
             conflict_message=_("Your team already has a site with this name."),
         )
         if saved is not None:
             messages.success(request, _("The site was saved."))
             return redirect(saved)
-    return _render_form(request, "planner/site_form.html", {"form": form, "site": site})
+    return _render_form(
+        request,
+        "planner/site_form.html",
+        {"form": form, "site": site, "opened_on_older": _opened_on_older_version(form, site)},
+    )
 
 
 # --- rack groups -----------------------------------------------------------------------------
@@ -284,7 +365,12 @@ def _rack_group_form_page(
     return _render_form(
         request,
         "planner/rackgroup_form.html",
-        {"form": form, "site": site, "rack_group": rack_group},
+        {
+            "form": form,
+            "site": site,
+            "rack_group": rack_group,
+            "opened_on_older": _opened_on_older_version(form, rack_group),
+        },
     )
 
 
@@ -303,7 +389,26 @@ def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
     rack_group = _editable_rack_group(request, pk)
     site, name = rack_group.site, rack_group.name
-    site_services.rack_group_delete(rack_group=rack_group)
+    # The delete button carries the version its page showed: deleting a row someone changed
+    # after that would throw away a change the person never saw.
+    posted = request.POST.get(VERSION_FIELD, "")
+    if not posted.isdigit():
+        messages.error(request, _("The page was out of date; check the rack group and try again."))
+        return redirect(site)
+    rack_group.version = int(posted)
+    try:
+        site_services.rack_group_delete(rack_group=rack_group)
+    except StaleVersionError:
+        messages.error(
+            request,
+            _(
+                "Someone else changed the rack group “%(name)s” after this page was loaded, so "
+                "it was not deleted. Check its new values and delete it again if you still "
+                "mean to."
+            )
+            % {"name": name},
+        )
+        return redirect(site)
     messages.success(request, _("The rack group “%(name)s” was deleted.") % {"name": name})
     return redirect(site)
 
@@ -324,25 +429,35 @@ def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _pending_import_store(request: HttpRequest, *, site: Site, data: bytes) -> str:
+def _pending_import_store(
+    request: HttpRequest, *, site: Site, preview: CsvPreview, data: bytes
+) -> str:
+    """Keep the upload, and the versions of the rack groups its preview showed, for Import."""
     pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
     while len(pending) >= MAX_PENDING_IMPORTS:  # oldest first: dicts keep insertion order
         pending.pop(next(iter(pending)))
     token = secrets.token_urlsafe(24)
-    pending[token] = {"site": site.pk, "data": base64.b64encode(data).decode("ascii")}
+    pending[token] = {
+        "site": site.pk,
+        "data": base64.b64encode(data).decode("ascii"),
+        "versions": preview.versions,
+    }
     request.session[PENDING_IMPORTS_KEY] = pending
     return token
 
 
-def _pending_import_take(request: HttpRequest, *, site: Site, token: str) -> bytes | None:
-    """The upload saved under `token` for this site, removed so it imports at most once."""
+def _pending_import_take(
+    request: HttpRequest, *, site: Site, token: str
+) -> tuple[bytes, dict[str, int | None]] | None:
+    """The upload saved under `token` for this site and the versions its preview showed,
+    removed so it imports at most once."""
     pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
     entry = pending.get(token)
-    if entry is None or entry.get("site") != site.pk:
+    if entry is None or entry.get("site") != site.pk or "versions" not in entry:
         return None
     del pending[token]
     request.session[PENDING_IMPORTS_KEY] = pending
-    return base64.b64decode(entry["data"])
+    return base64.b64decode(entry["data"]), entry["versions"]
 
 
 def _preview_rows(preview: CsvPreview) -> list[dict[str, Any]]:
@@ -404,13 +519,17 @@ def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
         return _import_page(request, site, form=form)
     data = form.cleaned_data["file"].read()
     preview = site_services.rack_csv_preview(site=site, data=data)
-    token = _pending_import_store(request, site=site, data=data) if preview.ok else None
+    token = (
+        _pending_import_store(request, site=site, preview=preview, data=data)
+        if preview.ok
+        else None
+    )
     return _import_page(request, site, form=RackImportForm(), preview=preview, token=token)
 
 
 def _rack_import_commit(request: HttpRequest, site: Site) -> HttpResponse:
-    data = _pending_import_take(request, site=site, token=request.POST["token"])
-    if data is None:
+    pending = _pending_import_take(request, site=site, token=request.POST["token"])
+    if pending is None:
         return _import_page(
             request,
             site,
@@ -418,10 +537,12 @@ def _rack_import_commit(request: HttpRequest, site: Site) -> HttpResponse:
             error=_("This upload has expired or was already imported; upload the file again."),
             status=400,
         )
+    data, versions = pending
     try:
-        result = site_services.rack_import_csv(site=site, data=data)
-    except (ConflictError, ValidationError):
-        # Someone changed the site between the preview and the import.
+        result = site_services.rack_import_csv(site=site, data=data, expected_versions=versions)
+    except (ConflictError, StaleVersionError, ValidationError):
+        # Someone changed the site's rack groups between the preview and the import: importing
+        # now would overwrite what the preview did not show.
         return _import_page(
             request,
             site,

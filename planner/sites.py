@@ -37,36 +37,68 @@ class ConflictError(Exception):
     """The write would break a uniqueness rule another row already holds."""
 
 
+class StaleVersionError(Exception):
+    """Someone else saved or deleted the row after the caller read it: writing now would
+    overwrite a change the caller has not seen."""
+
+    def __init__(self, current: Site | RackGroup | None, message: str = ""):
+        self.current = current  # the row as saved now; None when it is gone
+        super().__init__(message or "The row changed since it was read.")
+
+
 def _full_clean(obj) -> None:
     obj.full_clean()
+
+
+def _claim(obj: Site | RackGroup) -> None:
+    """Compare-and-set on the version: move the row from the version `obj` was read at to the
+    next one, or raise StaleVersionError. On PostgreSQL a concurrent writer waits on the row
+    lock and then re-checks the condition against the committed row, so of two writers that
+    read the same version exactly one gets through."""
+    model = type(obj)
+    claimed = model.objects.filter(pk=obj.pk, version=obj.version).update(version=obj.version + 1)
+    if not claimed:
+        raise StaleVersionError(model.objects.filter(pk=obj.pk).first())
+    obj.version += 1
+
+
+def _save(obj: Site | RackGroup) -> None:
+    """Insert a new row, or update one that is still at the version it was read at."""
+    read_at = obj.version
+    try:
+        if obj.pk is not None:
+            _claim(obj)
+        obj.save()
+    except IntegrityError as exc:
+        # The caller's transaction rolls back on the way out, the claim with it.
+        obj.version = read_at
+        raise ConflictError(str(exc)) from None
 
 
 @transaction.atomic
 def site_create(*, team, user, **fields) -> Site:
     site = Site(team=team, created_by=user, **fields)
     _full_clean(site)
-    try:
-        site.save()
-    except IntegrityError as exc:
-        raise ConflictError(str(exc)) from None
+    _save(site)
     return site
 
 
 @transaction.atomic
 def site_update(*, site: Site, **fields) -> Site:
+    """Change a site that still stands at `site.version`, the version the caller read;
+    otherwise StaleVersionError, and nothing is written."""
     for name, value in fields.items():
         setattr(site, name, value)
     _full_clean(site)
-    try:
-        site.save()
-    except IntegrityError as exc:
-        raise ConflictError(str(exc)) from None
+    _save(site)
     return site
 
 
 @transaction.atomic
 def site_delete(*, site: Site) -> None:
-    """Delete a site and its rack groups (their history stays)."""
+    """Delete a site still at the version the caller read, with its rack groups (their history
+    stays)."""
+    _claim(site)
     try:
         site.delete()
     except (ProtectedError, RestrictedError) as exc:
@@ -75,11 +107,10 @@ def site_delete(*, site: Site) -> None:
 
 @transaction.atomic
 def rack_group_save(*, rack_group: RackGroup, fabrics=None) -> RackGroup:
+    """Create a rack group, or change one that still stands at `rack_group.version`; a change
+    of fabrics counts as a change of the rack group and raises its version too."""
     _full_clean(rack_group)
-    try:
-        rack_group.save()
-    except IntegrityError as exc:
-        raise ConflictError(str(exc)) from None
+    _save(rack_group)
     if fabrics is not None:
         rack_group.fabrics.set(fabrics)
     return rack_group
@@ -87,6 +118,8 @@ def rack_group_save(*, rack_group: RackGroup, fabrics=None) -> RackGroup:
 
 @transaction.atomic
 def rack_group_delete(*, rack_group: RackGroup) -> None:
+    """Delete a rack group still at the version the caller read."""
+    _claim(rack_group)
     rack_group.delete()
 
 
@@ -111,6 +144,16 @@ class CsvPreview:
     @property
     def ok(self) -> bool:
         return not self.errors and bool(self.rows) and all(r.ok for r in self.rows)
+
+    @property
+    def versions(self) -> dict[str, int | None]:
+        """What each row would overwrite: the version of the rack group of that name, or None
+        for a row that adds one. The import compares it with what the preview showed."""
+        return {
+            row.values.get("name", ""): row.rack_group.version if row.rack_group.pk else None
+            for row in self.rows
+            if row.rack_group is not None
+        }
 
 
 def _parse_bool(text: str) -> bool:
@@ -239,11 +282,22 @@ def _check_row(site: Site, row: CsvRow, fabrics_by_slug: dict[str, Fabric]) -> N
 
 
 @transaction.atomic
-def rack_import_csv(*, site: Site, data: bytes) -> CsvPreview:
-    """Import every row or none: re-checks the file, then creates or updates by name."""
+def rack_import_csv(
+    *, site: Site, data: bytes, expected_versions: dict[str, int | None]
+) -> CsvPreview:
+    """Import every row or none: re-checks the file, then creates or updates by name.
+
+    `expected_versions` is the preview's `versions`, what the person confirmed. The site's rack
+    groups are locked first, so nobody changes them while the file is checked and saved; if
+    any of them changed after the preview (or a row's name was taken meanwhile), nothing is
+    imported and StaleVersionError says so, instead of overwriting an edit nobody saw."""
+    locked = RackGroup.objects.select_for_update().filter(site=site).order_by("pk")
+    list(locked.values_list("pk", flat=True))
     preview = rack_csv_preview(site=site, data=data)
     if not preview.ok:
         return preview
+    if preview.versions != expected_versions:
+        raise StaleVersionError(None, "The site's rack groups changed since the preview.")
     for row in preview.rows:
         rack_group_save(rack_group=row.rack_group, fabrics=row.fabrics)
     return preview

@@ -1,6 +1,7 @@
 """Sites and rack groups over the API. Validation beyond the field types is the model's
 (planner.sites runs full_clean), so the API and the HTML forms answer the same errors."""
 
+from collections.abc import Mapping
 from dataclasses import asdict
 
 from django.utils.translation import gettext_lazy as _
@@ -20,7 +21,56 @@ class SiteCapacitySerializer(serializers.Serializer):
     units = serializers.IntegerField(help_text="Usable rack units of all racks together (U)")
 
 
-class SiteSerializer(serializers.ModelSerializer):
+def _json_types(field: serializers.Field) -> tuple[type, ...] | None:
+    """The JSON types the schema gives `field`'s values (decimals are strings there)."""
+    if isinstance(field, serializers.BooleanField):
+        return (bool,)
+    if isinstance(field, serializers.IntegerField | serializers.PrimaryKeyRelatedField):
+        return (int,)
+    if isinstance(field, serializers.FloatField):
+        return (int, float)
+    if isinstance(
+        field, serializers.DecimalField | serializers.CharField | serializers.ChoiceField
+    ):
+        return (str,)
+    if isinstance(field, serializers.ManyRelatedField):
+        return (list,)
+    return None
+
+
+class JsonTypesMixin:
+    """A JSON body must give each value the type the schema states. DRF alone would read 0 as
+    the text "0" and "4" as the number 4; a client with that bug hears it as a 400 naming the
+    field instead. Form bodies carry only text, so they are left to the fields."""
+
+    def to_internal_value(self, data):
+        request = self.context.get("request")
+        if (
+            request is not None
+            and isinstance(data, Mapping)
+            and request.content_type.startswith("application/json")
+        ):
+            errors = {}
+            for name, field in self.fields.items():
+                value = data.get(name)
+                types = _json_types(field)
+                if field.read_only or value is None or types is None:
+                    continue
+                # bool is an int in Python, never a number in JSON.
+                if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                    errors[name] = [_("Expected a JSON %(type)s.") % {"type": _json_name(types)}]
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+def _json_name(types: tuple[type, ...]) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array"}[
+        types[-1]
+    ]
+
+
+class SiteSerializer(JsonTypesMixin, serializers.ModelSerializer):
     team = serializers.CharField(
         source="team.name",
         read_only=True,
@@ -43,7 +93,9 @@ class SiteSerializer(serializers.ModelSerializer):
             "capacity",
             "created_at",
             "updated_at",
+            "version",
         ]
+        read_only_fields = ["version"]
         # Uniqueness is checked by the service (full_clean), which the view maps to 409.
         validators = []
 
@@ -52,7 +104,7 @@ class SiteSerializer(serializers.ModelSerializer):
         return asdict(site_capacity(site=site))
 
 
-class RackGroupSerializer(serializers.ModelSerializer):
+class RackGroupSerializer(JsonTypesMixin, serializers.ModelSerializer):
     site = serializers.PrimaryKeyRelatedField(
         queryset=Site.objects.none(),  # narrowed to the sites the user can see, in get_fields
         help_text="Id of a site of your team",
@@ -82,7 +134,9 @@ class RackGroupSerializer(serializers.ModelSerializer):
             "liquid_loops",
             "fabrics",
             "updated_at",
+            "version",
         ]
+        read_only_fields = ["version"]
         # Without this DRF answers a duplicate name with its own 400; the view answers 409.
         validators = []
 
@@ -130,3 +184,16 @@ class ConflictSerializer(serializers.Serializer):
 
 class DetailSerializer(serializers.Serializer):
     detail = serializers.CharField()
+
+
+class PreconditionFailedSerializer(serializers.Serializer):
+    """412: the row changed (or went) since the client read it; nothing was written."""
+
+    detail = serializers.CharField()
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="The row's version now; null when it was deleted"
+    )
+    current_etag = serializers.CharField(
+        allow_null=True,
+        help_text="The ETag to send in If-Match after reading the row again; null when deleted",
+    )

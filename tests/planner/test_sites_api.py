@@ -52,6 +52,13 @@ def new_rack_group(site: Site, **changes) -> dict:
     }
 
 
+def read(client: APIClient, url: str) -> dict:
+    """If-Match for a write: the ETag of the row as `client` reads it now."""
+    response = client.get(url)
+    assert response.status_code == 200, response.content
+    return {"HTTP_IF_MATCH": response["ETag"]}
+
+
 def api_as(user) -> APIClient:
     """A client that signs every request with a fresh API token of `user`."""
     _, key = token_create(user=user, name="tests")
@@ -170,14 +177,23 @@ def test_facility_creates_updates_and_deletes_sites_of_their_own_team(facility, 
     assert body["capacity"] == {"racks": 0, "power_kw": 0.0, "cooling_kw": 0.0, "units": 0}
 
     url = f"{SITES}{body['id']}/"
-    replaced = facility.put(url, {**NEW_SITE, "name": "Hall C", "pue": 1.2}, format="json")
+    created_tag = {"HTTP_IF_MATCH": created["ETag"]}
+    replaced = facility.put(
+        url, {**NEW_SITE, "name": "Hall C", "pue": 1.2}, format="json", **created_tag
+    )
     assert replaced.status_code == 200
     assert (replaced.json()["name"], replaced.json()["pue"]) == ("Hall C", 1.2)
-    patched = facility.patch(url, {"visibility": Visibility.SHARED}, format="json")
+    # Each write answers the new ETag, so the next write can follow without reading again.
+    patched = facility.patch(
+        url,
+        {"visibility": Visibility.SHARED},
+        format="json",
+        HTTP_IF_MATCH=replaced["ETag"],
+    )
     assert patched.status_code == 200
     assert patched.json()["visibility"] == "shared"
 
-    assert facility.delete(url).status_code == 204
+    assert facility.delete(url, HTTP_IF_MATCH=patched["ETag"]).status_code == 204
     assert not Site.objects.filter(pk=body["id"]).exists()
 
 
@@ -191,14 +207,19 @@ def test_facility_creates_updates_and_deletes_rack_groups_on_their_own_site(faci
     assert list(group.fabrics.all()) == [fabric]
 
     url = f"{RACKS}{body['id']}/"
-    replaced = facility.put(url, new_rack_group(site, count=8, fabrics=[]), format="json")
+    replaced = facility.put(
+        url,
+        new_rack_group(site, count=8, fabrics=[]),
+        format="json",
+        HTTP_IF_MATCH=created["ETag"],
+    )
     assert replaced.status_code == 200
     assert (replaced.json()["count"], replaced.json()["fabrics"]) == (8, [])
-    patched = facility.patch(url, {"power_kw": 60}, format="json")
+    patched = facility.patch(url, {"power_kw": 60}, format="json", **read(facility, url))
     assert patched.status_code == 200
     assert patched.json()["power_kw"] == 60
 
-    assert facility.delete(url).status_code == 204
+    assert facility.delete(url, HTTP_IF_MATCH=patched["ETag"]).status_code == 204
     assert not RackGroup.objects.filter(pk=body["id"]).exists()
 
 
@@ -206,17 +227,22 @@ def test_admin_reads_and_writes_another_team_private_site(lab, site, rack_group)
     admin = api_as(UserFactory(role=Role.ADMIN, team=lab))
     assert admin.get(SITES).json()["count"] == 1
     assert admin.get(f"{SITES}{site.pk}/").status_code == 200
-    assert admin.patch(f"{SITES}{site.pk}/", {"pue": 1.5}, format="json").status_code == 200
+    site_url = f"{SITES}{site.pk}/"
+    patched = admin.patch(site_url, {"pue": 1.5}, format="json", **read(admin, site_url))
+    assert patched.status_code == 200
     created = admin.post(RACKS, new_rack_group(site), format="json")
     assert created.status_code == 201
     rack_url = f"{RACKS}{rack_group.pk}/"
-    assert admin.patch(rack_url, {"count": 2}, format="json").status_code == 200
-    assert admin.delete(rack_url).status_code == 204
+    changed = admin.patch(rack_url, {"count": 2}, format="json", **read(admin, rack_url))
+    assert changed.status_code == 200
+    assert admin.delete(rack_url, HTTP_IF_MATCH=changed["ETag"]).status_code == 204
 
     own = admin.post(SITES, NEW_SITE, format="json")
     assert own.status_code == 201
     assert own.json()["team"] == "Lab"
-    assert admin.delete(f"{SITES}{site.pk}/").status_code == 204
+    # The site's ETag covers its capacity: the rack groups changed since the PATCH above.
+    assert admin.delete(site_url, HTTP_IF_MATCH=patched["ETag"]).status_code == 412
+    assert admin.delete(site_url, **read(admin, site_url)).status_code == 204
     assert not Site.objects.filter(pk=site.pk).exists()
 
 
@@ -272,7 +298,8 @@ def test_another_team_shared_site_is_readable_but_403_on_write(
 def test_rack_groups_cannot_be_moved_to_a_site_the_user_may_only_read(facility, rack_group, lab):
     theirs = SiteFactory(team=lab, visibility=Visibility.SHARED)
     url = f"{RACKS}{rack_group.pk}/"
-    assert facility.patch(url, {"site": theirs.pk}, format="json").status_code == 403
+    moved = facility.patch(url, {"site": theirs.pk}, format="json", **read(facility, url))
+    assert moved.status_code == 403
     rack_group.refresh_from_db()
     assert rack_group.site.name == "Hall A"
 
@@ -293,7 +320,8 @@ def test_pue_of_5_is_400_naming_pue_and_saves_nothing(facility, site):
     response = facility.post(SITES, {**NEW_SITE, "pue": 5}, format="json")
     assert response.status_code == 400
     assert list(response.json()) == ["pue"]
-    patched = facility.patch(f"{SITES}{site.pk}/", {"pue": 5}, format="json")
+    url = f"{SITES}{site.pk}/"
+    patched = facility.patch(url, {"pue": 5}, format="json", **read(facility, url))
     assert patched.status_code == 400
     assert "pue" in patched.json()
     assert counts() == before
@@ -309,9 +337,11 @@ def test_a_duplicate_site_name_in_the_team_is_409_naming_name(facility, site, la
     assert "Hall A" in response.json()["detail"]
     assert counts() == before
 
-    other = facility.post(SITES, NEW_SITE, format="json").json()
-    renamed = facility.patch(f"{SITES}{other['id']}/", {"name": "Hall A"}, format="json")
+    other = facility.post(SITES, NEW_SITE, format="json")
+    url = f"{SITES}{other.json()['id']}/"
+    renamed = facility.patch(url, {"name": "Hall A"}, format="json", HTTP_IF_MATCH=other["ETag"])
     assert renamed.status_code == 409
+    other = other.json()
     assert Site.objects.get(pk=other["id"]).name == "Hall B"
 
 
@@ -334,8 +364,9 @@ def test_direct_liquid_cooling_without_loops_is_400_and_saves_nothing(facility, 
     response = facility.post(RACKS, liquid, format="json")
     assert response.status_code == 400
     assert "Direct liquid cooling needs liquid loops." in response.json()["non_field_errors"]
+    url = f"{RACKS}{rack_group.pk}/"
     patched = facility.patch(
-        f"{RACKS}{rack_group.pk}/", {"cooling": RackCooling.LIQUID}, format="json"
+        url, {"cooling": RackCooling.LIQUID}, format="json", **read(facility, url)
     )
     assert patched.status_code == 400
     assert counts() == before
@@ -353,12 +384,16 @@ def test_an_unknown_fabric_is_400_naming_fabrics(facility, site):
 
 
 def test_site_history_shows_who_created_it_and_who_changed_what(facility):
-    site_id = facility.post(SITES, NEW_SITE, format="json").json()["id"]
-    facility.patch(f"{SITES}{site_id}/", {"pue": 1.5}, format="json")
+    created = facility.post(SITES, NEW_SITE, format="json")
+    site_id = created.json()["id"]
+    patch = facility.patch(
+        f"{SITES}{site_id}/", {"pue": 1.5}, format="json", HTTP_IF_MATCH=created["ETag"]
+    )
+    assert patch.status_code == 200
 
     response = facility.get(f"{SITES}{site_id}/history/")
     assert response.status_code == 200
-    changed, created = response.json()
+    changed, created = response.json()["results"]
     assert (changed["kind"], changed["who"]) == ("changed", "fran")
     assert {"field": "pue", "old": 1.4, "new": 1.5} in changed["changes"]
     assert (created["kind"], created["who"], created["changes"]) == ("created", "fran", [])
@@ -366,10 +401,14 @@ def test_site_history_shows_who_created_it_and_who_changed_what(facility):
 
 
 def test_rack_group_history_shows_the_changed_count(facility, site):
-    group_id = facility.post(RACKS, new_rack_group(site), format="json").json()["id"]
-    facility.patch(f"{RACKS}{group_id}/", {"count": 8}, format="json")
+    created = facility.post(RACKS, new_rack_group(site), format="json")
+    group_id = created.json()["id"]
+    patch = facility.patch(
+        f"{RACKS}{group_id}/", {"count": 8}, format="json", HTTP_IF_MATCH=created["ETag"]
+    )
+    assert patch.status_code == 200
 
-    changed, created = facility.get(f"{RACKS}{group_id}/history/").json()
+    changed, created = facility.get(f"{RACKS}{group_id}/history/").json()["results"]
     assert (changed["who"], created["who"]) == ("fran", "fran")
     assert {"field": "count", "old": 4, "new": 8} in changed["changes"]
 
@@ -410,3 +449,168 @@ def test_a_name_taken_between_check_and_save_is_still_409(facility, site, monkey
     assert response.status_code == 409
     assert response.json()["field"] == "name"
     assert counts() == before
+
+
+# Versions: ETag, If-Match, If-None-Match ---------------------------------------------------
+
+
+def test_a_read_answers_a_strong_etag_naming_the_row_and_its_version(facility, rack_group):
+    response = facility.get(f"{RACKS}{rack_group.pk}/")
+    assert response.json()["version"] == 1
+    assert response["ETag"].startswith(f'"rack-group-{rack_group.pk}-v1-')
+    assert not response["ETag"].startswith("W/")
+    site = facility.get(f"{SITES}{rack_group.site_id}/")
+    assert site["ETag"].startswith(f'"site-{rack_group.site_id}-v1-')
+
+
+def test_a_write_without_if_match_is_428_and_changes_nothing(facility, site, rack_group):
+    for method, url, body in [
+        ("put", f"{SITES}{site.pk}/", NEW_SITE),
+        ("patch", f"{SITES}{site.pk}/", {"pue": 1.5}),
+        ("delete", f"{SITES}{site.pk}/", None),
+        ("put", f"{RACKS}{rack_group.pk}/", new_rack_group(site)),
+        ("patch", f"{RACKS}{rack_group.pk}/", {"count": 2}),
+        ("delete", f"{RACKS}{rack_group.pk}/", None),
+    ]:
+        response = getattr(facility, method)(url, body, format="json")
+        assert response.status_code == 428, (method, url)
+        assert "If-Match" in response.json()["detail"]
+    rack_group.refresh_from_db()
+    site.refresh_from_db()
+    assert (site.pue, site.version, rack_group.count, rack_group.version) == (1.3, 1, 10, 1)
+
+
+def test_a_stale_if_match_is_412_naming_the_current_version_and_changes_nothing(
+    facility, rack_group
+):
+    url = f"{RACKS}{rack_group.pk}/"
+    mine = read(facility, url)
+    theirs = facility.patch(url, {"count": 12}, format="json", **read(facility, url))
+    assert theirs.status_code == 200
+
+    response = facility.patch(url, {"count": 11}, format="json", **mine)
+    assert response.status_code == 412
+    body = response.json()
+    assert body["current_version"] == 2
+    assert body["current_etag"] == theirs["ETag"] == response["ETag"]
+    assert "version 2" in body["detail"] and theirs["ETag"] in body["detail"]
+    assert facility.delete(url, **mine).status_code == 412
+    rack_group.refresh_from_db()
+    assert (rack_group.count, rack_group.version) == (12, 2)
+
+    # Read again, apply again: it goes through.
+    retried = facility.patch(url, {"count": 13}, format="json", HTTP_IF_MATCH=body["current_etag"])
+    assert retried.status_code == 200
+    assert retried.json()["version"] == 3
+
+
+def test_if_match_compares_strongly_and_accepts_a_list_or_a_star(facility, rack_group):
+    url = f"{RACKS}{rack_group.pk}/"
+    tag = read(facility, url)["HTTP_IF_MATCH"]
+    weak = facility.patch(url, {"count": 2}, format="json", HTTP_IF_MATCH=f"W/{tag}")
+    assert weak.status_code == 412  # RFC 9110, 13.1.1: a weak tag never matches If-Match
+    garbage = facility.patch(url, {"count": 2}, format="json", HTTP_IF_MATCH="not a tag")
+    assert garbage.status_code == 412
+    listed = facility.patch(url, {"count": 2}, format="json", HTTP_IF_MATCH=f'"other", {tag}')
+    assert listed.status_code == 200
+    star = facility.patch(url, {"count": 3}, format="json", HTTP_IF_MATCH="*")
+    assert star.status_code == 200
+    rack_group.refresh_from_db()
+    assert (rack_group.count, rack_group.version) == (3, 3)
+
+
+def test_a_write_answers_the_etag_a_following_read_gives(facility, site):
+    fabric = FabricFactory(slug="ib-ndr-400")
+    created = facility.post(RACKS, new_rack_group(site, fabrics=[fabric.slug]), format="json")
+    url = f"{RACKS}{created.json()['id']}/"
+    assert created["ETag"] == facility.get(url)["ETag"]
+    patched = facility.patch(
+        url, {"fabrics": [], "count": 5}, format="json", HTTP_IF_MATCH=created["ETag"]
+    )
+    assert patched.json()["fabrics"] == []
+    assert patched["ETag"] == facility.get(url)["ETag"] != created["ETag"]
+
+
+def test_if_none_match_with_the_current_etag_is_304_without_a_body(facility, rack_group):
+    url = f"{RACKS}{rack_group.pk}/"
+    tag = read(facility, url)["HTTP_IF_MATCH"]
+    same = facility.get(url, HTTP_IF_NONE_MATCH=tag)
+    assert (same.status_code, same.content, same["ETag"]) == (304, b"", tag)
+    assert facility.get(url, HTTP_IF_NONE_MATCH=f"W/{tag}").status_code == 304  # weak compare
+    facility.patch(url, {"count": 2}, format="json", HTTP_IF_MATCH=tag)
+    changed = facility.get(url, HTTP_IF_NONE_MATCH=tag)
+    assert changed.status_code == 200 and changed.json()["count"] == 2
+
+
+def test_a_site_etag_changes_when_its_capacity_does(facility, site, rack_group):
+    site_url = f"{SITES}{site.pk}/"
+    before = facility.get(site_url)
+    rack_url = f"{RACKS}{rack_group.pk}/"
+    facility.patch(rack_url, {"count": 20}, format="json", **read(facility, rack_url))
+    after = facility.get(site_url)
+    assert after.json()["version"] == before.json()["version"] == 1
+    assert after["ETag"] != before["ETag"]  # the body's capacity is new: a cached copy is stale
+    assert facility.get(site_url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
+
+
+def test_a_change_that_races_past_the_if_match_check_is_still_412(
+    facility, rack_group, monkeypatch
+):
+    # Another request saves between this request's If-Match check and its own write: the
+    # service's compare-and-set on the version refuses the second write.
+    from planner.api import sites as api_sites
+    from planner.sites import rack_group_save
+
+    def save_after_someone_else(*, rack_group, fabrics=None):
+        other = RackGroup.objects.get(pk=rack_group.pk)
+        other.power_kw = 33
+        rack_group_save(rack_group=other)
+        return rack_group_save(rack_group=rack_group, fabrics=fabrics)
+
+    monkeypatch.setattr(api_sites, "rack_group_save", save_after_someone_else)
+    url = f"{RACKS}{rack_group.pk}/"
+    response = facility.patch(url, {"count": 7}, format="json", **read(facility, url))
+    assert response.status_code == 412
+    assert response.json()["current_version"] == 2
+    rack_group.refresh_from_db()
+    assert (rack_group.count, rack_group.power_kw, rack_group.version) == (10, 33, 2)
+
+
+def test_every_write_raises_the_version_by_one_and_history_leaves_it_out(facility, site):
+    url = f"{SITES}{site.pk}/"
+    for pue in (1.4, 1.5):
+        response = facility.patch(url, {"pue": pue}, format="json", **read(facility, url))
+        assert response.status_code == 200
+    assert facility.get(url).json()["version"] == 3
+    history = facility.get(f"{url}history/").json()["results"]
+    assert len(history) == 3
+    assert all(change["field"] != "version" for entry in history for change in entry["changes"])
+
+
+def test_deleting_a_rack_group_someone_else_deleted_is_404(facility, rack_group):
+    url = f"{RACKS}{rack_group.pk}/"
+    tag = read(facility, url)
+    assert facility.delete(url, **tag).status_code == 204
+    assert facility.delete(url, **tag).status_code == 404
+
+
+def test_an_invalid_body_is_400_before_its_version_is_compared(facility, rack_group):
+    url = f"{RACKS}{rack_group.pk}/"
+    stale = {"HTTP_IF_MATCH": '"rack-group-1-v0-000000000000"'}
+    assert facility.patch(url, {"count": -1}, format="json", **stale).status_code == 400
+    assert facility.patch(url, {"count": 2}, format="json", **stale).status_code == 412
+
+
+def test_a_json_value_of_the_wrong_type_is_400_naming_the_field(facility, site):
+    wrong = {**NEW_SITE, "notes": 0, "electricity_price_per_kwh": 0.7, "pue": "1.4"}
+    response = facility.post(SITES, wrong, format="json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "notes": ["Expected a JSON string."],
+        "electricity_price_per_kwh": ["Expected a JSON string."],
+        "pue": ["Expected a JSON number."],
+    }
+    racks = facility.post(RACKS, new_rack_group(site, count=True, liquid_loops=0), format="json")
+    assert racks.status_code == 400
+    assert set(racks.json()) == {"count", "liquid_loops"}
+    assert counts() == (1, 0)
