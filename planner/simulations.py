@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 # Progress is written at most this often, so a fast run does not hammer the database.
 PROGRESS_EVERY_S = 0.5
+# A running row this long past its hard time limit counts as lost (see `_lost`).
+LOST_GRACE_S = 60
 
 
 class QueueUnavailable(Exception):
@@ -75,7 +78,8 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
             },
         )
         if not created and (
-            simulation.status in ACTIVE_STATUSES or simulation.status == SimulationStatus.SUCCEEDED
+            simulation.status == SimulationStatus.SUCCEEDED
+            or (simulation.status in ACTIVE_STATUSES and not _lost(simulation))
         ):
             return simulation, False
         simulation.status = SimulationStatus.QUEUED
@@ -98,6 +102,16 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
         raise QueueUnavailable(str(exc)) from exc
     simulation.refresh_from_db()
     return simulation, True
+
+
+def _lost(simulation: Simulation) -> bool:
+    """A run still marked running after its hard time limit has passed: no worker can still be
+    on it (Celery kills it at that limit), so its task was lost — the database stayed down
+    past the task's retries, say — and asking again queues it afresh."""
+    if simulation.status != SimulationStatus.RUNNING or simulation.started_at is None:
+        return False
+    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + 30
+    return timezone.now() - simulation.started_at > timedelta(seconds=hard_limit_s + LOST_GRACE_S)
 
 
 def simulation_cancel(*, simulation: Simulation) -> bool:

@@ -3,7 +3,7 @@
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 
 from planner.simulations import simulation_execute, simulation_gather, simulation_time_out
 
@@ -34,6 +34,13 @@ GATHER_MAX_WAITS = 3600
 def simulation_run_task(self, simulation_id: int) -> str:
     try:
         return simulation_execute(simulation_id=simulation_id, task_id=self.request.id or "")
+    except (OperationalError, InterfaceError):
+        # The database restarted under the run: this process's connection is dead. Drop it so
+        # the retry opens a fresh one instead of failing again on the same closed socket
+        # (Celery's Django fix-up closes unusable connections before a task too; this does
+        # not depend on it).
+        connections.close_all()
+        raise
     except SoftTimeLimitExceeded:
         simulation_time_out(
             simulation_id=simulation_id, limit_s=settings.SIMULATION_SOFT_TIME_LIMIT_S

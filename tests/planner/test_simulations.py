@@ -97,6 +97,33 @@ def test_a_failed_run_is_queued_again_when_asked_again(loaded_catalog, published
     )
 
 
+def test_a_run_left_running_past_its_hard_limit_is_queued_again_when_asked_again(
+    loaded_catalog, published, settings
+):
+    # Its task was lost (the database stayed down past the task's retries): nothing will ever
+    # finish the row, so asking again must not hand back a run that never ends.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from planner.simulations import LOST_GRACE_S
+
+    settings.SIMULATION_SOFT_TIME_LIMIT_S = 60
+    simulation, _ = simulation_start(data=QUESTION)
+    hard_limit_s = 60 + 30
+    started = timezone.now() - timedelta(seconds=hard_limit_s + LOST_GRACE_S - 5)
+    Simulation.objects.filter(pk=simulation.pk).update(
+        status=SimulationStatus.RUNNING, started_at=started, task_id="lost"
+    )
+    still, queued = simulation_start(data=QUESTION)  # within its limit: still someone's run
+    assert not queued and still.status == SimulationStatus.RUNNING
+    Simulation.objects.filter(pk=simulation.pk).update(started_at=started - timedelta(seconds=10))
+    again, queued = simulation_start(data=QUESTION)
+    assert again.pk == simulation.pk and queued and again.status == SimulationStatus.QUEUED
+    assert published == [simulation.pk, simulation.pk]
+    assert simulation_execute(simulation_id=simulation.pk, task_id="new") == "succeeded"
+
+
 def test_cancelling_a_queued_simulation_means_it_never_runs(loaded_catalog, published):
     simulation, _ = simulation_start(data=QUESTION)
     assert simulation_cancel(simulation=simulation)
