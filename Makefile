@@ -56,6 +56,16 @@ bench: install
 	$(BIN)/python -m pytest bench --benchmark-only -p no:cacheprovider -q
 	$(BIN)/python bench/engine_search.py
 
+# Load against gunicorn and a Celery worker on loopback (PostgreSQL and Redis must be running):
+# 5 minutes of the mix by default; LOAD_ARGS="--soak 600" for the 10-minute memory soak.
+.PHONY: load
+load: $(VENV)/.installed-load
+	$(BIN)/python bench/load/run.py $(LOAD_ARGS)
+
+$(VENV)/.installed-load: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,load]'
+	touch $@
+
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .

@@ -56,7 +56,7 @@ from planner.plan_forms import (
     workload_form_class,
 )
 from planner.plans import plan_create
-from planner.selectors import plan_visible_to, workload_visible_to
+from planner.selectors import plan_visible_to, plan_with_ranking, workload_visible_to
 from planner.web import partial_wanted, require_role
 from planner.workloads import NameTaken, workload_copy, workload_create, workload_update
 
@@ -76,9 +76,13 @@ def _writer_team(user):
 
 
 def _visible_plan(request: HttpRequest, pk: int) -> Plan:
-    return get_object_or_404(
-        plan_visible_to(request.user).select_related("site", "workload", "created_by"), pk=pk
+    plan = plan_with_ranking(
+        plans=plan_visible_to(request.user).select_related("site", "workload", "created_by"),
+        pk=pk,
     )
+    if plan is None:
+        raise Http404
+    return plan
 
 
 # --- figures as the pages show them ----------------------------------------------------------
