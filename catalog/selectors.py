@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from django.db.models import Count, Max, Model
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import MATURITY_RANK
@@ -112,3 +113,10 @@ def accelerator_comparison(*, accelerators: Sequence[Accelerator]) -> Comparison
 
 def catalog_last_load() -> CatalogLoad | None:
     return CatalogLoad.objects.order_by("-started_at").first()
+
+
+def catalog_version(model: type[Model]) -> str:
+    """Changes whenever a row of `model` is added, changed or removed: part of the key under
+    which its rendered lists are cached, so a load or an admin edit shows at once."""
+    seen = model.objects.aggregate(rows=Count("pk"), last=Max("updated_at"))
+    return f"{seen['rows']}:{seen['last'].isoformat() if seen['last'] else ''}"

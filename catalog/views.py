@@ -23,9 +23,11 @@ from catalog.selectors import (
     accelerator_comparison,
     accelerators_by_slugs,
     catalog_last_load,
+    catalog_version,
 )
 
 PAGE_SIZE = 50
+LIST_CACHE_S = 600
 
 
 def _filtered_list(request: HttpRequest, filterset_class, template: str, **extra) -> HttpResponse:
@@ -35,7 +37,16 @@ def _filtered_list(request: HttpRequest, filterset_class, template: str, **extra
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    context = {"filter": filterset, "page": page, "query": query.urlencode(), **extra}
+    context = {
+        "filter": filterset,
+        "page": page,
+        "query": query.urlencode(),
+        # The rendered filters and results are cached per query, language, currency and
+        # version of the catalog (nothing personal in them).
+        "catalog_version": catalog_version(filterset_class.Meta.model),
+        "fragment_cache_s": LIST_CACHE_S,
+        **extra,
+    }
     if request.htmx and not request.htmx.boosted:
         template += "#results"
     return render(request, template, context)

@@ -10,17 +10,22 @@ a 404."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from typing import Any
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.http import content_disposition_header
+from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -260,10 +265,20 @@ def plan_create_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
-@vary_on_headers("HX-Request")
-def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    plan = _visible_plan(request, pk)
+# The ranking and rejected-builds sections of a plan page hold nothing personal and a plan's
+# ranking never changes once saved, so their HTML is kept in the shared cache under an exact key
+# (plan, its version, language, weights, page). The expiry only bounds how long a catalog card
+# renamed since keeps its old name there.
+FRAGMENT_CACHE_S = 600
+
+
+def _fragment_key(name: str, plan: Plan, *parts: str) -> str:
+    raw = "|".join([name, str(plan.pk), plan.updated_at.isoformat(), get_language() or "", *parts])
+    return f"plan-page:{hashlib.sha256(raw.encode()).hexdigest()}"
+
+
+def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
+    """Everything the page's ranking and rejected sections show (the costly part)."""
     context = _ranking_context(request, plan)
     candidates, names = context["candidates"], context["names"]
     page = Paginator(candidates, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -275,17 +290,56 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "rows": [_row(c, names=names, output_len=context["output_len"]) for c in page],
             "rejected": _rejected_rows(plan, names),
             "why_none": (plan.ranking or {}).get("why_none"),
-            "evaluated": (plan.ranking or {}).get("evaluated", 0),
             "charts": charts,
             "chart_labels": _chart_labels(plan, charts["metric"], charts["serving"]),
-            "question_rows": question_rows(plan),
-            "question_json": json.dumps(plan.question, indent=2, sort_keys=True),
             "compare_range": (COMPARE_MIN, COMPARE_MAX),
         }
     )
+    return context
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    plan = _visible_plan(request, pk)
+    ranking = plan.ranking or {}
+    weights_form = WeightsForm(request.GET, plan=plan)
+    viable = len(ranking.get("candidates", []))
+    page_number = Paginator(range(viable), PAGE_SIZE).get_page(request.GET.get("page")).number
+    results_key = _fragment_key(
+        "results",
+        plan,
+        _weights_query(weights_form.weights()),
+        str(page_number),
+        "invalid" if weights_form.errors else "",
+    )
+    rejected_key = _fragment_key("rejected", plan)
     template = "planner/plan_detail.html"
-    if partial_wanted(request):
-        template += "#results"
+    partial = partial_wanted(request)
+    fragments = cache.get_many([results_key] if partial else [results_key, rejected_key])
+    results_html, rejected_html = fragments.get(results_key), fragments.get(rejected_key)
+    if results_html is None or (rejected_html is None and not partial):
+        context = _plan_page_context(request, plan)
+        if results_html is None:
+            results_html = render_to_string(f"{template}#results", context, request)
+            cache.set(results_key, str(results_html), FRAGMENT_CACHE_S)
+        if rejected_html is None and not partial:
+            rejected_html = render_to_string(f"{template}#rejected", context, request)
+            cache.set(rejected_key, str(rejected_html), FRAGMENT_CACHE_S)
+    # Both were rendered here from our own templates, with autoescaping, before being cached.
+    if partial:
+        return HttpResponse(mark_safe(results_html))
+    context = {
+        "plan": plan,
+        "weights_form": weights_form,
+        "viable_count": viable,
+        "rejected_count": len(ranking.get("rejected", [])),
+        "evaluated": ranking.get("evaluated", 0),
+        "question_rows": question_rows(plan),
+        "question_json": json.dumps(plan.question, indent=2, sort_keys=True),
+        "results_html": mark_safe(results_html),
+        "rejected_html": mark_safe(rejected_html),
+    }
     return render(request, template, context)
 
 

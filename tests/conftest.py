@@ -42,6 +42,16 @@ def _close_worker_connections(**kwargs):
     connections.close_all()
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: rendered fragments and throttle counts are kept
+    there, and a test database's rows can repeat another test's keys."""
+    from django.core.cache import caches
+
+    for alias in settings.CACHES:
+        caches[alias].clear()
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     """A private copy of the curated catalog data that a test may edit."""

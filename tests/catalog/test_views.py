@@ -188,3 +188,34 @@ def test_currency_switch_ignores_foreign_redirects_and_unknown_codes(client, db)
     )
     assert response["Location"] == "/"
     assert "currency" not in client.session
+
+
+def test_a_list_seen_again_is_rendered_from_the_cache(client, cards):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    url = reverse("catalog:accelerator_list")
+    with CaptureQueriesContext(connection) as first:
+        client.get(url, {"vendor": "NVIDIA"})
+    with CaptureQueriesContext(connection) as again:
+        body = client.get(url, {"vendor": "NVIDIA"}).content.decode()
+    # The rows and the filters' choices are not read again; the count and version are.
+    assert len(again) < len(first)
+    assert "H100 SXM" in body and "Instinct MI300X" not in body
+
+
+def test_a_catalog_change_shows_at_once_despite_the_cache(client, cards):
+    url = reverse("catalog:accelerator_list")
+    assert "H100 SXM" in client.get(url).content.decode()
+    cards["h100"].name = "H100 SXM5 80GB"
+    cards["h100"].save()
+    assert "H100 SXM5 80GB" in client.get(url).content.decode()
+    cards["rtx4090"].delete()
+    assert "GeForce RTX 4090" not in client.get(url).content.decode()
+
+
+def test_each_language_has_its_own_cached_list(client, cards):
+    url = reverse("catalog:accelerator_list")
+    english = client.get(url).content.decode()
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "Memory (GiB)" in english and "Memory (GiB)" not in chinese
