@@ -32,9 +32,9 @@ TARGETS = (
     Target(PAGE_GROUPS, 150.0, 0.0, "catalog and plan pages: p95 < 150 ms, 0 errors"),
     Target(("estimate",), 250.0, None, "estimate: p95 < 250 ms"),
 )
-# A group counts as run at its rate when locust achieved this share of it: constant_throughput
-# only slows down (when responses take longer than the period), so a shortfall means the
-# server or the load generator could not keep up.
+# A group counts as run at its rate when locust achieved this share of it: a user's schedule
+# only slips (when a response takes longer than the period), never catches up, so a shortfall
+# means the server or the load generator could not keep up.
 RATE_ACHIEVED_SHARE = 0.95
 
 
