@@ -37,8 +37,10 @@ class Derivation:
 def step_request(
     step: dict, accelerator: AcceleratorSpec, *, calibration: CalibrationSpec | None = None
 ) -> EstimateRequest:
-    """The engine's question for one of the probe's training steps: one device, no recompute,
-    flash attention, the probe's model shape, sequence and micro-batch."""
+    """The engine's question for one of the probe's training steps: no recompute, flash
+    attention, the probe's model shape, sequence and micro-batch, on one device or data
+    parallel over the `dp` devices of one node (one micro-batch each, no ZeRO)."""
+    dp = int(step.get("dp", 1))
     model = ModelSpec(
         params=float(step["params"]),
         layers=step["layers"],
@@ -53,18 +55,18 @@ def step_request(
         task="train",
         model=model,
         accelerator=accelerator,
-        count=1,
-        per_node=1,
+        count=dp,
+        per_node=dp,
         precision=step.get("precision", "bf16"),
         seq_len=step["seq_len"],
-        global_batch=step["micro_batch"],
+        global_batch=step["micro_batch"] * dp,
         micro_batch=step["micro_batch"],
         tokens=1e9,
         attention=step.get("attention", "flash"),
         parallelism=ParallelSpec(
             tp=1,
             pp=1,
-            dp=1,
+            dp=dp,
             micro_batch=step["micro_batch"],
             zero_stage=0,
             recompute=step.get("recompute", "none"),
@@ -85,7 +87,8 @@ def derive(
     probe: dict, accelerator: AcceleratorSpec, *, name: str, reference_step: str | None = None
 ) -> Derivation:
     """Calibrate `accelerator` from one probe report. The end-to-end factor comes from the
-    reference training step (the first by default); other steps stay free to check it."""
+    reference training step (the first on one device by default); other steps, data-parallel
+    ones included, stay free to check it."""
     from planner.engine import efficiency as eff
 
     gemm, rows = {}, []
@@ -140,7 +143,8 @@ def derive(
     )
     steps = probe.get("training", [])
     if steps:
-        reference = next((s for s in steps if s["name"] == reference_step), steps[0])
+        single = [s for s in steps if s.get("dp", 1) == 1] or steps
+        reference = next((s for s in single if s["name"] == reference_step), single[0])
         kernels_only = predicted_tokens_per_s(reference, accelerator, spec)
         spec = dataclasses.replace(
             spec, step_efficiency=round(reference["tokens_per_s"] / kernels_only, 4)
@@ -148,7 +152,8 @@ def derive(
         for step in steps:
             rows.append(
                 {
-                    "figure": f"training step '{step['name']}'",
+                    "figure": f"training step '{step['name']}'"
+                    + (f" on {step['dp']} GPUs" if step.get("dp", 1) > 1 else ""),
                     "unit": "tokens/s",
                     "measured": step["tokens_per_s"],
                     "datasheet": None,

@@ -4,7 +4,8 @@ step and decode step. Times with device events after warm-up, takes medians, nev
 zeros, and leaves the card's clocks and power settings alone.
 
     python -m planner.probe --out probe.json            # one GPU
-    torchrun --nproc-per-node 8 -m planner.probe --out probe.json   # all-reduce too
+    torchrun --nproc-per-node 8 -m planner.probe --out probe.json
+        # and all-reduce and data-parallel steps on 1, 2, 4 and 8 of them
 
 Only PyTorch is needed; everything is built locally with random weights, nothing downloaded.
 """
@@ -211,12 +212,23 @@ def measure_bandwidth(torch, gib: float = 2.0) -> dict:
     }
 
 
-def measure_allreduce(torch, dist, sizes=(2**20, 2**24, 2**27, 2**29)) -> list[dict]:
-    ranks = dist.get_world_size()
+def group_sizes(world: int) -> list[int]:
+    """The data-parallel group sizes one launch measures: 1, 2, 4, ... up to every rank."""
+    sizes, size = [], 1
+    while size < world:
+        sizes.append(size)
+        size *= 2
+    return [*sizes, world]
+
+
+def measure_allreduce(torch, dist, sizes=(2**20, 2**24, 2**27, 2**29), *, group=None) -> list[dict]:
+    ranks = dist.get_world_size(group)
     out = []
     for size in sizes:
         x = torch.rand(size // 2, device="cuda", dtype=torch.bfloat16)
-        samples = time_cuda(torch, lambda x=x: dist.all_reduce(x), warmup=3, repeats=10)
+        samples = time_cuda(
+            torch, lambda x=x: dist.all_reduce(x, group=group), warmup=3, repeats=10
+        )
         ms = median_ms(samples)
         out.append(
             {
@@ -281,9 +293,20 @@ def build_model(torch, shape: StepShape):
     return Model()
 
 
-def measure_training(torch, shape: StepShape, steps: int = 8) -> dict:
-    """bf16 autocast over fp32 weights with fused AdamW: PyTorch's ordinary mixed precision."""
+def measure_training(torch, shape: StepShape, steps: int = 8, *, dist=None, group=None) -> dict:
+    """bf16 autocast over fp32 weights with fused AdamW: PyTorch's ordinary mixed precision.
+    With `dist`, data parallel over `group` as DistributedDataParallel runs it: each rank its
+    own micro-batch, gradients all-reduced in buckets overlapping the backward pass."""
     model = build_model(torch, shape).cuda()
+    ranks = 1
+    if dist is not None:
+        ranks = dist.get_world_size(group)
+        model = torch.nn.parallel.DistributedDataParallel(
+            model,
+            device_ids=[torch.cuda.current_device()],
+            process_group=group,
+            gradient_as_bucket_view=True,
+        )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     tokens = torch.randint(0, shape.vocab, (shape.micro_batch, shape.seq_len + 1), device="cuda")
     loss_fn = torch.nn.functional.cross_entropy
@@ -306,8 +329,10 @@ def measure_training(torch, shape: StepShape, steps: int = 8) -> dict:
         "recompute": "none",
         "attention": "flash",
         "optimizer": "adamw",
+        "dp": ranks,
         "step_ms": round(ms, 3),
-        "tokens_per_s": round(shape.micro_batch * shape.seq_len / (ms / 1000), 1),
+        # Every rank's tokens: what the engine predicts for the job.
+        "tokens_per_s": round(ranks * shape.micro_batch * shape.seq_len / (ms / 1000), 1),
         "peak_memory_gib": round(torch.cuda.max_memory_allocated() / GIB, 3),
     }
     return result
@@ -343,17 +368,39 @@ def measure_decode(torch, shape: StepShape, batch: int, context: int) -> dict:
     return result
 
 
+def measure_scaling(torch, dist, shapes, *, skip_training: bool = False):
+    """All-reduce sweeps and data-parallel training steps on groups of 1, 2, 4, ... ranks, in
+    one launch. Ranks outside a group wait at the barrier; rank 0 is in every group, so its
+    rows are the report's."""
+    rank, allreduce, training = dist.get_rank(), [], []
+    for size in group_sizes(dist.get_world_size()):
+        group = dist.new_group(ranks=list(range(size)))  # every rank takes part in creating it
+        if rank < size:
+            if size > 1:
+                allreduce.extend(measure_allreduce(torch, dist, group=group))
+            if not skip_training:
+                for shape in shapes:
+                    training.append(measure_training(torch, shape, dist=dist, group=group))
+                    torch.cuda.empty_cache()
+        dist.barrier()
+    return allreduce, training
+
+
 def run(*, skip_training: bool = False) -> dict:
     import torch
 
     if not torch.cuda.is_available():
         raise SystemExit("flopfit-probe: no CUDA device is visible")
     dist = None
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    if "WORLD_SIZE" in os.environ:
+        # Launched by torchrun, even on one GPU: the data-parallel path runs as it would on more.
         import torch.distributed as dist
 
-        dist.init_process_group("nccl")
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+        # Naming the device binds each rank to its GPU up front (NCCL would otherwise guess
+        # from the global rank, and barriers would warn).
+        dist.init_process_group("nccl", device_id=device)
     props = torch.cuda.get_device_properties(0)
     report = {
         "schema": SCHEMA,
@@ -373,14 +420,19 @@ def run(*, skip_training: bool = False) -> dict:
         },
         "matmul": measure_matmuls(torch),
         "memory": measure_bandwidth(torch),
-        "allreduce": measure_allreduce(torch, dist) if dist is not None else [],
+        "allreduce": [],
         "training": [],
         "decode": [],
     }
-    if not skip_training:
+    if dist is not None:
+        report["allreduce"], report["training"] = measure_scaling(
+            torch, dist, TRAINING_STEPS, skip_training=skip_training
+        )
+    elif not skip_training:
         for shape in TRAINING_STEPS:
             report["training"].append(measure_training(torch, shape))
             torch.cuda.empty_cache()  # the model is gone with the call; give its memory back
+    if not skip_training:
         shape = next(s for s in TRAINING_STEPS if s.name == DECODE["step"])
         report["decode"].append(measure_decode(torch, shape, DECODE["batch"], DECODE["context"]))
     report["device"].update(

@@ -2,6 +2,7 @@
 (tests/fixtures/h200-probe.json, written by `python -m planner.probe` on the device)."""
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -125,13 +126,14 @@ class _FakeCollective:
     def __init__(self, ranks, gb_s):
         self.ranks, self.gb_s, self.calls = ranks, gb_s, 0
 
-    def get_world_size(self):
-        return self.ranks
+    def get_world_size(self, group=None):
+        return len(group) if group is not None else self.ranks
 
-    def all_reduce(self, tensor):
+    def all_reduce(self, tensor, group=None):
         self.calls += 1
+        ranks = self.get_world_size(group)
         size = tensor["elements"] * 2
-        seconds = size * 2 * (self.ranks - 1) / self.ranks / (self.gb_s * 1e9)
+        seconds = size * 2 * (ranks - 1) / ranks / (self.gb_s * 1e9)
         _FakeEvent.clock[0] += seconds * 1000
 
 
@@ -164,3 +166,109 @@ def test_allreduce_rows_feed_the_calibrations_scale_up_share():
         "training": [],
     }
     assert derive(report, h200, name="x").spec.scale_up_efficiency == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(
+    ("world", "sizes"), [(1, [1]), (2, [1, 2]), (6, [1, 2, 4, 6]), (8, [1, 2, 4, 8])]
+)
+def test_one_launch_measures_groups_of_one_two_four_up_to_every_rank(world, sizes):
+    assert probe.group_sizes(world) == sizes
+
+
+class _FakeWorld(_FakeCollective):
+    """Rank `rank` of `ranks`; groups are lists of ranks."""
+
+    def __init__(self, rank, ranks, gb_s=360.0):
+        super().__init__(ranks, gb_s)
+        self.rank, self.groups, self.barriers = rank, [], 0
+
+    def get_rank(self):
+        return self.rank
+
+    def new_group(self, ranks):
+        self.groups.append(ranks)
+        return ranks
+
+    def barrier(self):
+        self.barriers += 1
+
+
+@pytest.mark.parametrize("rank", [0, 5])
+def test_scaling_runs_each_group_on_its_ranks_and_every_rank_meets_at_each_barrier(
+    rank, monkeypatch
+):
+    steps = []
+    monkeypatch.setattr(
+        probe,
+        "measure_training",
+        lambda torch, shape, *, dist, group: steps.append((shape, len(group))) or {"dp": 1},
+    )
+    monkeypatch.setattr(_FakeTorch.cuda, "empty_cache", staticmethod(lambda: None), raising=False)
+    world = _FakeWorld(rank, ranks=8)
+    allreduce, training = probe.measure_scaling(_FakeTorch, world, ["small", "medium"])
+    # Every rank creates every group (a collective call) and waits after each.
+    assert world.groups == [[0], [0, 1], [0, 1, 2, 3], list(range(8))]
+    assert world.barriers == 4
+    mine = [1, 2, 4, 8] if rank == 0 else [8]
+    assert steps == [(shape, size) for size in mine for shape in ("small", "medium")]
+    assert len(training) == 2 * len(mine)
+    # The sweep runs on groups of two or more; a lone device has no link to measure.
+    assert sorted({row["ranks"] for row in allreduce}) == [size for size in mine if size > 1]
+    assert all(row["busbw_gb_s"] == pytest.approx(360.0, rel=1e-3) for row in allreduce)
+
+
+def test_data_parallel_steps_are_asked_of_the_engine_as_measured_and_checked_not_fitted():
+    from types import MappingProxyType
+
+    from planner.engine.calibrate import derive, step_request
+    from planner.engine.specs import AcceleratorSpec
+
+    h200 = AcceleratorSpec(
+        memory_gib=141,
+        memory_bw_gb_s=4800,
+        tflops=MappingProxyType({"bf16": 989.4}),
+        scale_up_gb_s=450,
+        scale_up_domain=8,
+    )
+    shape = {
+        **asdict(probe.TRAINING_STEPS[0]),
+        "params": probe.TRAINING_STEPS[0].params,
+    }
+    request = step_request({**shape, "dp": 4}, h200)
+    assert (request.count, request.per_node, request.parallelism.dp) == (4, 4, 4)
+    assert request.global_batch == 4 * shape["micro_batch"]
+    report = {
+        "matmul": {"bf16": {"tflops": 780}},
+        "memory": {"d2d_gb_s": 4200},
+        "allreduce": [{"bytes": 2**28, "busbw_gb_s": 360.0, "ranks": 4}],
+        # The data-parallel row comes first; the end-to-end factor still comes from one device.
+        "training": [
+            {**shape, "dp": 4, "tokens_per_s": 4 * 80_000.0},
+            {**shape, "dp": 1, "tokens_per_s": 80_000.0},
+        ],
+    }
+    derived = derive(report, h200, name="x")
+    rows = {r["figure"]: r for r in derived.rows if r["unit"] == "tokens/s"}
+    assert set(rows) == {"training step 'small'", "training step 'small' on 4 GPUs"}
+    assert rows["training step 'small'"]["reference"]
+    assert not rows["training step 'small' on 4 GPUs"]["reference"]
+    assert rows["training step 'small'"]["calibrated"] == pytest.approx(80_000, rel=1e-3)
+
+
+DDP_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe-ddp1.json"
+
+
+def test_data_parallel_on_one_h200_costs_what_the_plain_step_costs():
+    # Measured with `torchrun --standalone --nproc-per-node 1 -m planner.probe` on the same kind
+    # of card as h200-probe.json: DistributedDataParallel's own bookkeeping, with nothing to
+    # all-reduce across, stays within a few per cent of the plain step.
+    ddp = json.loads(DDP_FIXTURE.read_text())
+    plain = json.loads(FIXTURE.read_text())
+    assert ddp["device"]["name"] == plain["device"]["name"] == "NVIDIA H200"
+    assert ddp["allreduce"] == []  # one rank: no link to measure
+    plain_steps = {s["name"]: s for s in plain["training"]}
+    for step in ddp["training"]:
+        assert step["dp"] == 1
+        assert step["tokens_per_s"] == pytest.approx(
+            plain_steps[step["name"]]["tokens_per_s"], rel=0.05
+        )
