@@ -3,6 +3,8 @@
 `manage.py check --deploy --fail-level WARNING` passes with these settings and nothing else set
 but DJANGO_SECRET_KEY and ALLOWED_HOSTS (tests/config/test_production.py runs it)."""
 
+import logging
+
 from django.core.exceptions import ImproperlyConfigured
 
 from config.logging import logging_config
@@ -62,6 +64,9 @@ STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=STATIC_ROOT)  # noqa: F405
 LOGGING = logging_config(
     log_format=env("LOG_FORMAT", default="json"), level=env("LOG_LEVEL", default="INFO")
 )
+# Python warnings (a missing static directory, a deprecation) go through the `py.warnings`
+# logger, so they reach stdout as JSON lines like every other record, not as bare text.
+logging.captureWarnings(True)
 
 # When set, /metrics answers only requests that carry `Authorization: Bearer <token>`.
 FLOPFIT_METRICS_TOKEN = env("FLOPFIT_METRICS_TOKEN", default="")

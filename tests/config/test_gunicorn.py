@@ -5,7 +5,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,27 +15,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.healthprobe import probe, probe_host
+from tests.processes import environment_without_services, free_port, port_answers, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 2
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_listening(port: int, proc: subprocess.Popen, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "gunicorn exited while starting"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError("gunicorn did not listen in time")
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +29,19 @@ def server(tmp_path_factory):
     stale = metrics_dir / "counter_999999.db"
     stale.write_bytes(b"left by a previous run")
     port = free_port()
-    environment = {
-        **{
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
-        },
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "plan.example.com",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    environment = environment_without_services(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="plan.example.com",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
         # The embedded broker: /readyz connects to it like to Redis, with no server to run.
-        "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "GUNICORN_WORKERS": str(WORKERS),
-        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-    }
+        CELERY_BROKER_URL=f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        GUNICORN_WORKERS=str(WORKERS),
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        # Never collected: WhiteNoise warns about it, and that warning must log as JSON too.
+        DJANGO_STATIC_ROOT=str(tmp_path / "not-collected"),
+    )
     log_path = tmp_path / "stdout.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
@@ -74,7 +53,12 @@ def server(tmp_path_factory):
             start_new_session=True,
         )
         try:
-            wait_until_listening(port, proc)
+            wait_for(
+                lambda: proc.poll() is not None or port_answers(port),
+                timeout=60,
+                what="gunicorn listening",
+            )
+            assert proc.poll() is None, "gunicorn exited while starting"
             yield {
                 "url": f"http://127.0.0.1:{port}",
                 "log": log_path,
@@ -143,6 +127,9 @@ def test_every_log_line_is_json_and_requests_are_logged_with_their_fields(server
     lines = [json.loads(line) for line in server["log"].read_text().splitlines() if line.strip()]
     assert any(
         line["logger"] == "gunicorn.error" and "Booting worker" in line["message"] for line in lines
+    )
+    assert any(
+        line["logger"] == "py.warnings" and "not-collected" in line["message"] for line in lines
     )
     access = [line for line in lines if line["logger"] == "gunicorn.access"]
     mine = [line for line in access if line["query"] == "from=test"]

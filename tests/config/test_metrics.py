@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from config.metrics import on_worker_init
 from planner.tasks import simulation_run_task
+from tests.processes import celery_worker_command, suite_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATION_TASK = "planner.simulation.run"
@@ -175,14 +176,6 @@ def test_a_worker_starting_clears_only_its_own_directory(tmp_path, monkeypatch):
     assert list(own.iterdir()) == [] and (other / "counter_4343.db").exists()
 
 
-def _database_url() -> str:
-    """The test database, for a worker process to open."""
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_pool_child_writes_task_metrics_the_web_can_read(
     client, tmp_path, monkeypatch
@@ -194,29 +187,12 @@ def test_a_real_worker_pool_child_writes_task_metrics_the_web_can_read(
     broker_url = f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
     connection.close()  # the worker opens its own
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "-q",
-            "worker",
-            "-P",
-            "prefork",
-            "-c",
-            "1",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-l",
-            "WARNING",
-        ],
+        celery_worker_command(loglevel="WARNING"),
         cwd=ROOT,
         env={
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": suite_database_url(),
             "CELERY_BROKER_URL": broker_url,
             "CELERY_RESULT_BACKEND": "cache+memory://",
             "PROMETHEUS_MULTIPROC_DIR": str(worker_dir),

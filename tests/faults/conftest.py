@@ -11,45 +11,28 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import pytest
 
 from tests.conftest import require_or_skip
+from tests.processes import (
+    celery_worker_command,
+    free_port,
+    port_answers,
+    suite_database_url,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN_ROOT = Path("/usr/lib/postgresql")
 STARTUP_TIMEOUT_S = 30
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(predicate: Callable[[], Any], *, timeout: float, every: float = 0.1, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"{what}: not reached within {timeout:.0f} s")
-
-
-def _port_answers(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(0.5)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _stop(proc: subprocess.Popen, *, grace_s: float = 10) -> None:
@@ -127,7 +110,7 @@ class PrivateRedis:
             stdout=self.logs.open(f"redis-{self.port}-{uuid.uuid4().hex[:4]}"),
             stderr=subprocess.STDOUT,
         )
-        wait_for(lambda: _port_answers(self.port), timeout=STARTUP_TIMEOUT_S, what="redis up")
+        wait_for(lambda: port_answers(self.port), timeout=STARTUP_TIMEOUT_S, what="redis up")
 
     def kill(self) -> None:
         """SIGKILL: the broker vanishes with no goodbye to its clients."""
@@ -309,7 +292,7 @@ class Processes:
         )
         self.procs.append(proc)
         wait_for(
-            lambda: proc.poll() is not None or _port_answers(port),
+            lambda: proc.poll() is not None or port_answers(port),
             timeout=STARTUP_TIMEOUT_S,
             what="gunicorn listening",
         )
@@ -319,25 +302,7 @@ class Processes:
     def worker(self, env: dict[str, str]) -> subprocess.Popen:
         name = f"fault-{uuid.uuid4().hex[:8]}"
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-P",
-                "prefork",
-                "-c",
-                "1",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"{name}@%h",
-                "-l",
-                "INFO",
-            ],
+            celery_worker_command(name=name),
             cwd=ROOT,
             env=env,
             start_new_session=True,
@@ -377,8 +342,6 @@ def shared_database_url() -> str:
     tests run on PostgreSQL only, as production does."""
     from django.db import connection
 
-    db = connection.settings_dict
-    if not db["ENGINE"].endswith("postgresql"):
+    if not connection.settings_dict["ENGINE"].endswith("postgresql"):
         require_or_skip("the fault tests need PostgreSQL (set DATABASE_URL)")
-    host = db["HOST"] or "127.0.0.1"
-    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+    return suite_database_url()

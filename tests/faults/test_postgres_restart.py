@@ -17,7 +17,8 @@ import psycopg
 import requests
 
 from planner.engine.simulate.request import MAX_REQUESTS
-from tests.faults.conftest import app_environment, wait_for
+from tests.faults.conftest import app_environment
+from tests.processes import wait_for
 
 # The bound: no request that starts this long after the restart began may fail.
 RECOVERED_WITHIN_S = 5.0

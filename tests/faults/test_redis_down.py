@@ -18,7 +18,8 @@ from accounts.services import team_get_or_create, token_create, user_create
 from planner.choices import SimulationStatus
 from planner.models import Simulation
 from planner.plans import plan_create
-from tests.faults.conftest import app_environment, shared_database_url, wait_for
+from tests.faults.conftest import app_environment, shared_database_url
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,6 +22,7 @@ from planner.models import Simulation
 from planner.simulations import simulation_start
 from planner.tasks import simulation_run_task
 from tests.conftest import require_or_skip
+from tests.processes import celery_worker_command, suite_database_url, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,13 +57,6 @@ def slow(seed: int, requests: int = MAX_REQUESTS) -> dict:
     }
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture
 def broker():
     url = settings.CELERY_BROKER_URL
@@ -90,31 +84,13 @@ class Workers:
         environment = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": suite_database_url(),
             "CELERY_BROKER_URL": self.broker_url,
             "CELERY_VISIBILITY_TIMEOUT_S": "3",
             **{k: str(v) for k, v in env.items()},
         }
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-P",
-                "prefork",
-                "-c",
-                "1",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"test-{uuid.uuid4().hex[:8]}@%h",
-                "-l",
-                "WARNING",
-            ],
+            celery_worker_command(name=f"test-{uuid.uuid4().hex[:8]}", loglevel="WARNING"),
             cwd=ROOT,
             env=environment,
             start_new_session=True,
@@ -146,16 +122,6 @@ def workers(broker, tmp_path):
         pool.stop_all()
         log.seek(0)
         print(log.read()[-5000:])  # pytest shows it for a failing test
-
-
-def wait_for(predicate, timeout: float = 90, every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("condition not reached in time")
 
 
 def row(pk: int) -> Simulation:
@@ -297,7 +263,7 @@ def test_start_with_the_broker_down_fails_fast_and_queues_nothing(broker, loaded
         env={
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": suite_database_url(),
             "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
         },
         capture_output=True,
