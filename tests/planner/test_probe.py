@@ -146,19 +146,24 @@ def test_allreduce_sweep_reports_the_links_bus_bandwidth_with_a_fake_collective(
     assert collective.calls == 2 * (3 + 10)  # warm-up and timed calls for each size
 
 
-def test_allreduce_rows_feed_the_calibrations_scale_up_share():
+def _h200_datasheet():
     from types import MappingProxyType
 
-    from planner.engine.calibrate import derive
     from planner.engine.specs import AcceleratorSpec
 
-    h200 = AcceleratorSpec(
+    return AcceleratorSpec(
         memory_gib=141,
         memory_bw_gb_s=4800,
         tflops=MappingProxyType({"bf16": 989.4}),
         scale_up_gb_s=450,
         scale_up_domain=8,
     )
+
+
+def test_allreduce_rows_feed_the_calibrations_scale_up_share():
+    from planner.engine.calibrate import derive
+
+    h200 = _h200_datasheet()
     report = {
         "matmul": {"bf16": {"tflops": 780}},
         "memory": {"d2d_gb_s": 4200},
@@ -218,18 +223,9 @@ def test_scaling_runs_each_group_on_its_ranks_and_every_rank_meets_at_each_barri
 
 
 def test_data_parallel_steps_are_asked_of_the_engine_as_measured_and_checked_not_fitted():
-    from types import MappingProxyType
-
     from planner.engine.calibrate import derive, step_request
-    from planner.engine.specs import AcceleratorSpec
 
-    h200 = AcceleratorSpec(
-        memory_gib=141,
-        memory_bw_gb_s=4800,
-        tflops=MappingProxyType({"bf16": 989.4}),
-        scale_up_gb_s=450,
-        scale_up_domain=8,
-    )
+    h200 = _h200_datasheet()
     shape = {
         **asdict(probe.TRAINING_STEPS[0]),
         "params": probe.TRAINING_STEPS[0].params,
