@@ -5,10 +5,12 @@ production-settings process starts from."""
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 # The suite's own service URLs; a process that must run on its own files gets none of them.
@@ -58,10 +60,19 @@ def celery_worker_command(
     return command
 
 
-def environment_without_services(**overrides: str) -> dict[str, str]:
-    """This process's environment less the suite's service URLs, with `overrides` on top."""
+def production_environment(folder: Path, *, allowed_hosts: str, **overrides: str) -> dict[str, str]:
+    """A process with production settings that runs on files in `folder`: a SQLite database
+    and the embedded (SQLAlchemy) broker, none of the suite's servers. `overrides` on top."""
     kept = {k: v for k, v in os.environ.items() if k not in SERVICE_URL_VARIABLES}
-    return {**kept, **overrides}
+    return {
+        **kept,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": allowed_hosts,
+        "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{folder / 'broker.sqlite3'}",
+        **overrides,
+    }
 
 
 def suite_database_url() -> str:

@@ -3,7 +3,6 @@ it: JSON log lines, probes through the container's health check, metrics merged 
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.healthprobe import probe, probe_host
-from tests.processes import environment_without_services, free_port, port_answers, wait_for
+from tests.processes import free_port, port_answers, production_environment, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 2
@@ -29,13 +28,10 @@ def server(tmp_path_factory):
     stale = metrics_dir / "counter_999999.db"
     stale.write_bytes(b"left by a previous run")
     port = free_port()
-    environment = environment_without_services(
-        DJANGO_SETTINGS_MODULE="config.settings.production",
-        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="plan.example.com",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        # The embedded broker: /readyz connects to it like to Redis, with no server to run.
-        CELERY_BROKER_URL=f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+    # The embedded broker: /readyz connects to it like to Redis, with no server to run.
+    environment = production_environment(
+        tmp_path,
+        allowed_hosts="plan.example.com",
         GUNICORN_BIND=f"127.0.0.1:{port}",
         GUNICORN_WORKERS=str(WORKERS),
         PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),

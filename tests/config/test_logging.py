@@ -4,7 +4,6 @@ import io
 import json
 import logging
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from gunicorn.glogging import SafeAtoms
 
 from config.logging import GunicornAccessFormatter, JsonFormatter, logging_config
-from tests.processes import celery_worker_command, environment_without_services
+from tests.processes import celery_worker_command, production_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,12 +153,9 @@ def test_log_format_json_puts_django_logs_on_stdout_as_json_lines():
 
 def test_the_celery_worker_logs_json_lines_through_django_logging(tmp_path):
     # The worker as docker-compose starts it (-q: no banner), on the embedded broker.
-    environment = environment_without_services(
-        DJANGO_SETTINGS_MODULE="config.settings.production",
-        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="example.com",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        CELERY_BROKER_URL=f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+    environment = production_environment(
+        tmp_path,
+        allowed_hosts="example.com",
         CELERY_RESULT_BACKEND=f"db+sqlite:///{tmp_path / 'results.sqlite3'}",
     )
     stdout_path = tmp_path / "worker.log"
