@@ -21,7 +21,7 @@ import django
 django.setup()
 
 from planner.engine.recommend import recommend, rerank  # noqa: E402
-from planner.plans import plan_question  # noqa: E402
+from planner.plans.services import plan_question  # noqa: E402
 
 PLANS = {
     "train 70B, whole catalog (default plan)": {
@@ -76,7 +76,7 @@ def page_view() -> None:
     from django.test import Client
 
     from accounts.services import team_get_or_create, user_create
-    from planner.plans import plan_create
+    from planner.plans.services import plan_create
 
     with transaction.atomic():
         team = team_get_or_create(name="bench-team")

@@ -12,6 +12,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 app = Celery("flopfit")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Feature packages keep their tasks in their own tasks.py.
+app.autodiscover_tasks(["planner.simulations"])
 
 # Task metrics (config/metrics.py) and JSON worker logs through Django's LOGGING.
 signals.setup_logging.connect(configure_worker_logging, weak=False)

@@ -1,15 +1,15 @@
-from django.urls import path
+"""Every planner feature's pages under one namespace, "planner"; config/urls.py includes it."""
 
-from planner import views
-from planner.calibration_urls import urlpatterns as calibration_urlpatterns
-from planner.plan_urls import urlpatterns as plan_urlpatterns
-from planner.simulation_urls import urlpatterns as simulation_urlpatterns
-from planner.site_urls import urlpatterns as site_urlpatterns
+from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
+from planner.estimates.urls import urlpatterns as estimate_urlpatterns
+from planner.plans.urls import urlpatterns as plan_urlpatterns
+from planner.simulations.urls import urlpatterns as simulation_urlpatterns
+from planner.sites.urls import urlpatterns as site_urlpatterns
 
 app_name = "planner"
 
 urlpatterns = [
-    path("estimate/", views.estimate, name="estimate"),
+    *estimate_urlpatterns,
     *site_urlpatterns,
     *simulation_urlpatterns,
     *plan_urlpatterns,

@@ -35,11 +35,11 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from accounts.roles import Role
 from accounts.services import token_create
 from config.wsgi import application
-from planner.calibrations import calibration_create
+from planner.calibrations.services import calibration_create
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
 from planner.models import Simulation
-from planner.plans import plan_create
+from planner.plans.services import plan_create
 from tests.factories import RackGroupFactory, SiteFactory, TeamFactory, UserFactory
 
 # Examples per operation and generation mode (schemathesis's coverage phase adds its own
@@ -90,7 +90,7 @@ def world(loaded_catalog, monkeypatch, _connection_kept_open):
     """The rows the fuzz can reach, the admin's token, and the ids to put in paths."""
     # The fuzz checks the HTTP contract; queueing is tested with a real worker elsewhere, and
     # a valid simulation question must not leave tasks in a shared broker.
-    monkeypatch.setattr("planner.simulations._publish", lambda simulation: None)
+    monkeypatch.setattr("planner.simulations.services._publish", lambda simulation: None)
     team = TeamFactory(name="Fuzz", slug="fuzz")
     admin = UserFactory(role=Role.ADMIN, team=team)
     _, key = token_create(user=admin, name="fuzz")

@@ -1,13 +1,11 @@
-from django.urls import path
+"""Every planner feature's API, included once by config/urls.py under /api/v1/."""
 
-from planner.api import views
+from django.urls import include, path
 
 urlpatterns = [
-    path("estimates/", views.EstimateView.as_view(), name="estimate-api"),
-]
-
-from planner.api.fit import FitView  # noqa: E402
-
-urlpatterns += [
-    path("fit/", FitView.as_view(), name="fit-api"),
+    path("", include("planner.estimates.api.urls")),
+    path("", include("planner.sites.api.urls")),
+    path("", include("planner.simulations.api.urls")),
+    path("", include("planner.plans.api.urls")),
+    path("", include("planner.calibrations.api.urls")),
 ]

@@ -17,7 +17,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.metrics import on_worker_init
-from planner.tasks import simulation_run_task
+from planner.simulations.tasks import simulation_run_task
 from tests.processes import celery_worker_command, suite_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ def test_metrics_wants_the_bearer_token_when_one_is_set(client, settings):
 _CHILD = """
 import django
 django.setup()
-from planner.tasks import simulation_run_task
+from planner.simulations.tasks import simulation_run_task
 from tests.config.test_metrics import run_task_signals
 run_task_signals(simulation_run_task, outcome="success")
 run_task_signals(simulation_run_task, outcome="failure")

@@ -13,7 +13,7 @@ def site():
     from accounts.roles import Role
     from accounts.services import team_get_or_create, user_create
     from planner.models import RackGroup
-    from planner.sites import rack_group_save, site_create
+    from planner.sites.services import rack_group_save, site_create
 
     team = team_get_or_create(name="Alpha")
     user = user_create(username="fiona", password=PASSWORD, role=Role.FACILITY, team=team)

@@ -17,7 +17,7 @@ from accounts.roles import Role
 from accounts.services import team_get_or_create, token_create, user_create
 from planner.choices import SimulationStatus
 from planner.models import Simulation
-from planner.plans import plan_create
+from planner.plans.services import plan_create
 from tests.faults.conftest import app_environment, shared_database_url
 from tests.processes import wait_for
 

@@ -23,9 +23,9 @@ REL_TOLERANCE = 1e-6
 
 def _services():
     from planner.engine import RequestError
-    from planner.plans import recommend_run
-    from planner.services import estimate_run, fit_run
-    from planner.simulations import simulation_question
+    from planner.plans.services import recommend_run
+    from planner.estimates.services import estimate_run, fit_run
+    from planner.simulations.services import simulation_question
 
     def simulate(data):
         return simulation_question(data=data).run()

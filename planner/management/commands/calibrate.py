@@ -3,7 +3,7 @@ and print what was derived from it."""
 
 import json
 
-from planner.calibrations import calibration_create
+from planner.calibrations.services import calibration_create
 from planner.management.json_command import JsonQuestionCommand
 
 

@@ -1,8 +1,8 @@
 """`manage.py estimate FILE` (or `-` for stdin): the estimate contract's JSON in, its answer out."""
 
+from planner.estimates.services import estimate_run
+from planner.estimates.tables import estimate_table
 from planner.management.json_command import JsonQuestionCommand
-from planner.services import estimate_run
-from planner.tables import estimate_table
 
 
 class Command(JsonQuestionCommand):

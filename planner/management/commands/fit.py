@@ -1,8 +1,8 @@
 """`manage.py fit FILE` (or `-` for stdin): a rack and a server in, servers per rack, racks
 needed, yearly energy and thermal derating out."""
 
+from planner.estimates.services import fit_run
 from planner.management.json_command import JsonQuestionCommand
-from planner.services import fit_run
 
 
 def fit_table(answer: dict) -> str:

@@ -2,7 +2,7 @@
 suits it, ranked on the five dimensions, out."""
 
 from planner.management.json_command import JsonQuestionCommand
-from planner.plans import recommend_run
+from planner.plans.services import recommend_run
 
 
 def recommend_table(answer: dict) -> str:

@@ -10,12 +10,12 @@ import json
 import sys
 import time
 
-from planner.api.simulations import SimulationSerializer
 from planner.choices import SimulationStatus
 from planner.engine import RequestError
 from planner.management.json_command import JsonQuestionCommand
 from planner.models import Simulation
-from planner.simulations import QueueUnavailable, simulation_start
+from planner.simulations.api.views import SimulationSerializer
+from planner.simulations.services import QueueUnavailable, simulation_start
 
 EXIT_NOT_SUCCEEDED = 1
 EXIT_QUEUE_UNAVAILABLE = 3

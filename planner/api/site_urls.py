@@ -1,8 +1,0 @@
-from rest_framework.routers import DefaultRouter
-
-from planner.api.sites import RackGroupViewSet, SiteViewSet
-
-router = DefaultRouter()
-router.register("sites", SiteViewSet, basename="site")
-router.register("rack-groups", RackGroupViewSet, basename="rack-group")
-urlpatterns = router.urls

@@ -1,0 +1,144 @@
+"""Calibration profiles over the API: POST a flopfit-probe report to store it and derive its
+factors (201 with a Location), GET the list or one. The report is checked by
+`planner.calibrations` and every write goes through `calibration_create`, as for the HTML pages
+and `manage.py calibrate`; the serializers here describe the contract for the OpenAPI
+document."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from accounts.permissions import PlannerWrites
+from accounts.services import user_team
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
+from planner.calibrations.api.serializers import (
+    CalibrationSerializer,
+    ProbeReportSerializer,
+)
+from planner.calibrations.selectors import calibration_visible_to
+from planner.calibrations.services import calibration_create
+from planner.engine import RequestError
+
+# --- documentation ---------------------------------------------------------------------------
+
+
+class CalibrationQuerySerializer(serializers.Serializer):
+    name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        default="",
+        help_text="The profile's name; default the device name and the probe's date",
+    )
+
+
+LOCATION = OpenApiParameter(
+    "Location",
+    OpenApiTypes.STR,
+    location=OpenApiParameter.HEADER,
+    response=[201],
+    description="The new profile, /api/v1/calibrations/{id}/",
+)
+FORBIDDEN = OpenApiResponse(
+    DetailSerializer, description="Your role may not upload probe reports (planner)."
+)
+NOT_FOUND = OpenApiResponse(
+    DetailSerializer, description="No such profile in your team or among the shared ones."
+)
+EXAMPLES = [
+    OpenApiExample(
+        "Bad report",
+        value={"schema": ["must be 'flopfit-probe/1', not None"]},
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
+
+# --- views -----------------------------------------------------------------------------------
+
+
+@extend_schema(tags=["calibrations"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="Calibration profiles of your team and the shared ones, newest first",
+        responses={200: CalibrationSerializer(many=True), 401: UNAUTHENTICATED},
+    ),
+    post=extend_schema(
+        summary="Store a flopfit-probe report and derive its calibration",
+        description="The body is the report as flopfit-probe wrote it. When its device matches "
+        'a catalog card the factors are derived; use them with `"calibration": <id>` in an '
+        "estimate question.",
+        request=ProbeReportSerializer,
+        parameters=[CalibrationQuerySerializer, LOCATION],
+        responses={
+            201: OpenApiResponse(CalibrationSerializer, description="Stored."),
+            400: OpenApiResponse(
+                FieldErrorsSerializer,
+                description='The report is not one; the key names the field, e.g. {"matmul": '
+                '["is required"]}. Nothing is stored.',
+            ),
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+        },
+        examples=EXAMPLES,
+    ),
+)
+class CalibrationListView(generics.ListCreateAPIView):
+    """Any signed-in role reads; planners and admins upload."""
+
+    serializer_class = CalibrationSerializer
+    permission_classes = [PlannerWrites]
+    parser_classes = [JSONParser]
+
+    def get_queryset(self):
+        return calibration_visible_to(self.request.user)
+
+    def create(self, request, *args, **kwargs) -> Response:
+        if user_team(request.user) is None:
+            raise PermissionDenied(
+                "An account outside every team cannot own a calibration profile."
+            )
+        query = CalibrationQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        try:
+            profile = calibration_create(
+                probe=request.data,
+                name=query.validated_data["name"],
+                user=request.user,
+                team=user_team(request.user),
+            )
+        except RequestError as exc:
+            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            CalibrationSerializer(profile).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("calibration-detail", kwargs={"pk": profile.pk})},
+        )
+
+
+@extend_schema(tags=["calibrations"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="One calibration profile with its derived factors and rows",
+        responses={200: CalibrationSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    ),
+)
+class CalibrationDetailView(generics.RetrieveAPIView):
+    serializer_class = CalibrationSerializer
+    permission_classes = [PlannerWrites]
+
+    def get_queryset(self):
+        return calibration_visible_to(self.request.user)

@@ -1,0 +1,73 @@
+"""POST /api/v1/estimates/ and /api/v1/fit/: the questions of `manage.py estimate` and
+`manage.py fit`, same JSON in and out."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from planner.api.responses import FieldErrorsSerializer
+from planner.engine import RequestError
+from planner.estimates.api.serializers import (
+    EXAMPLES,
+    FIT_EXAMPLES,
+    EstimateRequestSerializer,
+    EstimateResponseSerializer,
+    FitRequestSerializer,
+    FitResponseSerializer,
+)
+from planner.estimates.services import estimate_run, fit_run
+
+
+class EstimateView(APIView):
+    """Estimate memory, throughput, time and the efficiency factors of one job."""
+
+    permission_classes = [AllowAny]  # the public estimate
+    throttle_scope = "compute"
+
+    @extend_schema(
+        operation_id="estimate_create",
+        request=EstimateRequestSerializer,
+        responses={
+            200: EstimateResponseSerializer,
+            400: OpenApiResponse(
+                FieldErrorsSerializer, description="A field is missing or wrong; the key names it."
+            ),
+        },
+        examples=EXAMPLES,
+        tags=["estimates"],
+    )
+    def post(self, request):
+        try:
+            answer = estimate_run(data=request.data, user=request.user)
+        except RequestError as exc:
+            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(answer)
+
+
+class FitView(APIView):
+    """Servers per rack, the binding limit, racks needed, yearly energy and thermal derating."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="fit_create",
+        request=FitRequestSerializer,
+        responses={
+            200: FitResponseSerializer,
+            400: OpenApiResponse(
+                FieldErrorsSerializer,
+                description='A field is missing or wrong; the key names it, e.g. {"rack.power_kw": ["must be greater than 0, not -5"]}.',
+            ),
+            403: OpenApiResponse(description="Not signed in."),
+        },
+        examples=FIT_EXAMPLES,
+        tags=["fit"],
+    )
+    def post(self, request):
+        try:
+            answer = fit_run(data=request.data)
+        except RequestError as exc:
+            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(answer)

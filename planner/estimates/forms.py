@@ -1,0 +1,192 @@
+"""The estimate page's question: a GET form whose cleaned data becomes the estimate contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import Accelerator, Fabric, ModelArchitecture
+from planner.engine.request import (
+    DEFAULT_FINETUNE_TOKENS,
+    DEFAULT_GLOBAL_BATCH,
+    TOKENS_PER_PARAM,
+)
+from planner.engine.specs import FabricSpec, InferenceSpec
+from planner.web.fields import (
+    DEFAULT_ACCELERATOR,
+    DEFAULT_COUNT,
+    DEFAULT_MODEL,
+    DEFAULT_SEQ_LEN,
+    METHOD_CHOICES,
+    PRECISION_CHOICES,
+    TASK_CHOICES,
+    AcceleratorChoiceField,
+)
+
+RECOMPUTE_CHOICES = [
+    ("", _("Searched")),
+    ("none", _("None")),
+    ("selective", _("Selective")),
+    ("full", _("Full")),
+]
+ZERO_STAGE_CHOICES = [
+    ("", _("Searched")),
+    (0, _("0 (none)")),
+    (1, _("1 (optimizer states)")),
+    (2, _("2 (+ gradients)")),
+    (3, _("3 (+ weights)")),
+]
+
+# Fields the engine reads under the contract's "inference" object.
+INFERENCE_FIELDS = ("batch", "prompt_len", "output_len")
+# Optional fields copied to the contract only when filled, so the engine's defaults apply.
+OPTIONAL_TOP_LEVEL = ("per_node", "global_batch", "tokens", "recompute", "zero_stage")
+
+
+def _number_input(placeholder: Any = None) -> forms.NumberInput:
+    attrs = {"placeholder": placeholder} if placeholder is not None else {}
+    return forms.NumberInput(attrs=attrs)
+
+
+class EstimateForm(forms.Form):
+    """One estimate question. Field names follow the contract's keys (inference ones flattened)."""
+
+    task = forms.ChoiceField(label=_("Task"), choices=TASK_CHOICES, initial="train")
+    model = forms.ModelChoiceField(
+        label=_("Model"),
+        queryset=ModelArchitecture.objects.order_by("family", "params"),
+        to_field_name="slug",
+        empty_label=None,
+        initial=DEFAULT_MODEL,
+    )
+    accelerator = AcceleratorChoiceField(
+        label=_("Accelerator"),
+        queryset=Accelerator.objects.order_by("vendor", "name"),
+        to_field_name="slug",
+        empty_label=None,
+        initial=DEFAULT_ACCELERATOR,
+    )
+    count = forms.IntegerField(label=_("Devices"), min_value=1, initial=DEFAULT_COUNT)
+    per_node = forms.IntegerField(
+        label=_("Devices per server"),
+        min_value=1,
+        required=False,
+        widget=_number_input(_("up to 8")),
+    )
+    fabric = forms.ModelChoiceField(
+        label=_("Scale-out fabric"),
+        queryset=Fabric.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        # FabricSpec's default is one 200 Gbit/s port per device; GB/s x 8 = Gbit/s.
+        empty_label=format_lazy(
+            _("Default ({gbit_s:g} Gbit/s per device)"), gbit_s=FabricSpec.per_gpu_gb_s * 8
+        ),
+    )
+    precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
+    method = forms.ChoiceField(label=_("Method"), choices=METHOD_CHOICES, initial="full")
+    seq_len = forms.IntegerField(
+        label=_("Sequence length (tokens)"), min_value=1, initial=DEFAULT_SEQ_LEN
+    )
+    global_batch = forms.IntegerField(
+        label=_("Global batch (sequences)"),
+        min_value=1,
+        required=False,
+        help_text=format_lazy(
+            _("Default: {train} pre-training, {finetune} fine-tuning."),
+            train=DEFAULT_GLOBAL_BATCH["train"],
+            finetune=DEFAULT_GLOBAL_BATCH["finetune"],
+        ),
+    )
+    tokens = forms.FloatField(
+        label=_("Training tokens"),
+        min_value=1,
+        required=False,
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "1e12"}),
+        help_text=format_lazy(
+            _("Default: {per_param} per parameter pre-training, {finetune:,.0f} fine-tuning."),
+            per_param=TOKENS_PER_PARAM,
+            finetune=DEFAULT_FINETUNE_TOKENS,
+        ),
+    )
+    recompute = forms.ChoiceField(
+        label=_("Activation recompute"), choices=RECOMPUTE_CHOICES, required=False
+    )
+    zero_stage = forms.TypedChoiceField(
+        label=_("ZeRO stage"),
+        choices=ZERO_STAGE_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+    batch = forms.IntegerField(
+        label=_("Concurrent requests"),
+        min_value=1,
+        required=False,
+        widget=_number_input(InferenceSpec.batch),
+    )
+    prompt_len = forms.IntegerField(
+        label=_("Prompt length (tokens)"),
+        min_value=1,
+        required=False,
+        widget=_number_input(InferenceSpec.prompt_len),
+    )
+    output_len = forms.IntegerField(
+        label=_("Output length (tokens)"),
+        min_value=1,
+        required=False,
+        widget=_number_input(InferenceSpec.output_len),
+    )
+
+    FIELDSETS = (
+        (_("Workload"), ("task", "model", "precision", "method", "seq_len")),
+        (_("Hardware"), ("accelerator", "count", "per_node", "fabric")),
+        (_("Training"), ("global_batch", "tokens", "recompute", "zero_stage")),
+        (_("Inference"), INFERENCE_FIELDS),
+    )
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> EstimateForm:
+        """Bind to a query string; a key left out of it (a short bookmark) takes the initial
+        value the empty page shows, while a key sent empty stays empty."""
+        data = query.copy()
+        for name, field in cls.base_fields.items():
+            if name not in data and field.initial is not None:
+                data[name] = str(field.initial)
+        return cls(data)
+
+    @classmethod
+    def is_submitted(cls, query: QueryDict) -> bool:
+        return any(name in query for name in cls.base_fields)
+
+    def fieldsets(self):
+        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
+
+    def contract(self) -> dict[str, Any]:
+        """The estimate contract's JSON question, leaving out what was not filled in."""
+        data = self.cleaned_data
+        question: dict[str, Any] = {
+            "task": data["task"],
+            "model": data["model"].slug,
+            "accelerator": data["accelerator"].slug,
+            "count": data["count"],
+            "precision": data["precision"],
+            "method": data["method"],
+            "seq_len": data["seq_len"],
+        }
+        if data.get("fabric") is not None:
+            question["fabric"] = data["fabric"].slug
+        for name in OPTIONAL_TOP_LEVEL:
+            if data.get(name) not in (None, ""):
+                question[name] = data[name]
+        if data["task"] == "inference":
+            inference = {
+                name: data[name] for name in INFERENCE_FIELDS if data.get(name) is not None
+            }
+            if inference:
+                question["inference"] = inference
+        return question

@@ -1,0 +1,157 @@
+"""The engine's one-shot questions, an estimate and a facility fit: catalog slugs resolved to
+engine specs, the answer returned as plain data. Views, the API and the commands call these."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from catalog.choices import Airflow, Cooling, Segment
+from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
+from planner.adapters import accelerator_spec, fabric_spec, model_spec
+from planner.engine import RequestError, estimate, request_from_dict
+from planner.engine.facility import FitRequest, ServerFacilitySpec, fit, fit_request_from_dict
+from planner.engine.specs import EstimateRequest
+
+
+def _resolver(model, convert, field: str):
+    def resolve(slug: str):
+        item = model.objects.filter(slug=slug).first()
+        if item is None:
+            raise RequestError(field, f"unknown {model._meta.verbose_name} {slug!r}")
+        return convert(item)
+
+    return resolve
+
+
+def estimate_request(*, data: Any, user=None) -> EstimateRequest:
+    """Validate an estimate question (the contract's JSON), resolving catalog slugs and, under
+    "calibration", a calibration profile's id: among those `user` may see when a user is
+    given (the command line sees them all)."""
+    profile_id = data.get("calibration") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "calibration" in data:
+        data = {k: v for k, v in data.items() if k != "calibration"}
+    request = request_from_dict(
+        data,
+        resolve_model=_resolver(ModelArchitecture, model_spec, "model"),
+        resolve_accelerator=_resolver(Accelerator, accelerator_spec, "accelerator"),
+        resolve_fabric=_resolver(Fabric, fabric_spec, "fabric"),
+    )
+    if profile_id is None:
+        return request
+    return dataclasses.replace(
+        request, calibration=_calibration(profile_id, data.get("accelerator"), user)
+    )
+
+
+def _calibration(profile_id: Any, accelerator: Any, user=None):
+    from planner.calibrations.services import calibration_spec, usable_profile
+
+    profile = usable_profile(profile_id=profile_id, user=user)
+    if accelerator != profile.accelerator.slug:
+        raise RequestError(
+            "calibration",
+            f"profile {profile_id} was measured on {profile.accelerator.slug}, not on this accelerator",
+        )
+    return calibration_spec(profile)
+
+
+def estimate_run(*, data: Any, user=None) -> dict:
+    """Answer an estimate question; raises `RequestError` naming the bad field."""
+    request = estimate_request(data=data, user=user)
+    try:
+        answer = estimate(request)
+    except ValueError as exc:
+        raise RequestError("global_batch", str(exc)) from None
+    return answer.as_dict()
+
+
+# Facility fit --------------------------------------------------------------------------------
+
+# Accelerators draw about 55-60 % of an 8-GPU server's maximum: DGX H100 8 x 700 W of 10.2 kW,
+# DGX B200 8 x 1000 W of 14.3 kW (NVIDIA user guides). Servers without a published maximum are
+# estimated as their cards' board power over this share.
+ACCELERATOR_SHARE_OF_SERVER_POWER = 0.6
+
+
+def consumer_cooled(accelerator) -> bool:
+    return (
+        accelerator.cooling in (Cooling.OPEN_AIR, Cooling.BLOWER)
+        and accelerator.segment != Segment.DATACENTER
+    )
+
+
+def server_facility_spec(
+    server: ServerPlatform, accelerator: Accelerator | None = None
+) -> ServerFacilitySpec:
+    """A catalog server as the facility sees it, with `accelerator` (or its fixed one) inside."""
+    card = server.fixed_accelerator or accelerator
+    power_kw, note = server.max_power_kw, ""
+    if power_kw is None:
+        if card is None:
+            # Unknown cards: assume the most power-hungry that fits, so the rack is not overfilled.
+            card = (
+                Accelerator.objects.filter(form_factor__in=server.form_factors)
+                .order_by("-board_power_w", "slug")
+                .first()
+            )
+            if card is None:
+                raise RequestError(
+                    "server", f"{server.slug} publishes no power and no catalog card fits it"
+                )
+            note = f"assuming the most power-hungry card that fits, {card.slug}; name 'accelerator'"
+        else:
+            note = f"{server.accelerator_slots} x {card.board_power_w:g} W {card.slug}"
+        power_kw = (
+            server.accelerator_slots * card.board_power_w / 1000 / ACCELERATOR_SHARE_OF_SERVER_POWER
+        )
+        note += f" / {ACCELERATOR_SHARE_OF_SERVER_POWER:g} accelerator share of server power"
+    return ServerFacilitySpec(
+        power_kw=float(power_kw),
+        units=int(server.rack_units),
+        kg=None if server.weight_kg is None else float(server.weight_kg),
+        cooling=server.cooling,
+        airflow=server.airflow,
+        accelerators=int(server.accelerator_slots),
+        open_air_cards=(card is not None and consumer_cooled(card))
+        or server.airflow == Airflow.DESKTOP,
+        power_estimated=server.max_power_kw is None,
+        power_note=note,
+        name=server.slug,
+    )
+
+
+def _server_facility_resolver():
+    find_server = _resolver(ServerPlatform, lambda item: item, "server")
+    find_accelerator = _resolver(Accelerator, lambda item: item, "accelerator")
+
+    def resolve(slug: str, accelerator_slug: str | None) -> ServerFacilitySpec:
+        server = find_server(slug)
+        accelerator = None if accelerator_slug is None else find_accelerator(accelerator_slug)
+        if accelerator is not None and not server.accepts(accelerator):
+            takes = server.fixed_accelerator.slug if server.fixed_accelerator else None
+            raise RequestError(
+                "accelerator",
+                f"{accelerator.slug} does not fit {server.slug} "
+                f"(it takes {takes or ', '.join(server.form_factors)})",
+            )
+        return server_facility_spec(server, accelerator)
+
+    return resolve
+
+
+def fit_request(*, data: Any) -> FitRequest:
+    """Validate a facility-fit question, resolving the server (and its cards) from the catalog."""
+    return fit_request_from_dict(data, resolve_server=_server_facility_resolver())
+
+
+def fit_run(*, data: Any) -> dict:
+    """Servers per rack, racks needed, energy and thermal derating; raises `RequestError`."""
+    request = fit_request(data=data)
+    return fit(
+        request.rack,
+        request.server,
+        request.servers,
+        pue=request.pue,
+        price_per_kwh=request.price_per_kwh,
+    ).as_dict()

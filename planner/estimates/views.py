@@ -1,0 +1,147 @@
+"""The estimate page: one GET form, answered by the engine through `planner.services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from planner.engine import RequestError
+from planner.engine.specs import ETA_KEYS
+from planner.estimates.forms import INFERENCE_FIELDS, EstimateForm
+from planner.estimates.services import estimate_run
+from planner.web.htmx import partial_wanted
+
+# The parts of one device's memory, in the order they are stacked in the bar.
+MEMORY_PARTS = (
+    ("weights_gib", _("Weights"), "weights"),
+    ("gradients_gib", _("Gradients"), "gradients"),
+    ("optimizer_gib", _("Optimizer states"), "optimizer"),
+    ("activations_gib", _("Activations"), "activations"),
+    ("kv_cache_gib", _("KV cache"), "kv-cache"),
+    ("overhead_gib", _("Overhead"), "overhead"),
+)
+ETA_LABELS = {
+    "eta_mem": _("Memory bandwidth (η_mem)"),
+    "eta_interconnect": _("Interconnect (η_interconnect)"),
+    "eta_sched": _("Scheduling (η_sched)"),
+    "eta_thermal": _("Thermal (η_thermal)"),
+    "eta_fault": _("Faults (η_fault)"),
+}
+BOTTLENECK_LABELS = {
+    "compute": _("compute"),
+    "memory bandwidth": _("memory bandwidth"),
+    "memory capacity": _("memory capacity"),
+    "scale-up link": _("scale-up link"),
+    "fabric": _("scale-out fabric"),
+    "pipeline bubble": _("pipeline bubble"),
+}
+RECOMPUTE_LABELS = {
+    "none": _("none"),
+    "selective": _("selective"),
+    "full": _("full"),
+}
+# Past this share of the bar's track the capacity caption fits before (left of) its marker.
+CAPTION_ROOM = 0.3
+# Engine error paths that name a form field under another name.
+FORM_FIELD_FOR_ERROR = {f"inference.{name}": name for name in INFERENCE_FIELDS}
+
+
+def _percent(part: float, whole: float) -> str:
+    """A CSS width: always a dot decimal, whatever the visitor's locale."""
+    share = 100 * part / whole if whole > 0 else 0.0
+    return f"{min(max(share, 0.0), 100.0):.2f}%"
+
+
+def memory_bar(memory: dict[str, Any]) -> dict[str, Any]:
+    """The stacked bar of one device's memory. The track spans the larger of the total and the
+    capacity, so the capacity marker always lands on it; the stack's segments are each part's
+    share of the per-device total."""
+    total = memory["per_device_gib"]
+    capacity = memory["capacity_gib"]
+    track = max(total, capacity)
+    capacity_share = capacity / track if track > 0 else 1.0
+    parts = [
+        {
+            "label": label,
+            "css": css,
+            "gib": memory[key],
+            "share": 100 * memory[key] / total if total > 0 else 0.0,
+            "width": _percent(memory[key], total),
+        }
+        for key, label, css in MEMORY_PARTS
+    ]
+    return {
+        "parts": parts,
+        "stack_width": _percent(total, track),
+        "capacity_left": _percent(capacity, track),
+        # The marker's caption sits on whichever side of the line has room for it.
+        "capacity_caption_side": "before" if capacity_share > CAPTION_ROOM else "after",
+        "total_gib": total,
+        "capacity_gib": capacity,
+        "fits": memory["fits"],
+    }
+
+
+def eta_rows(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "key": key,
+            "label": ETA_LABELS[key],
+            "value": answer["efficiency"][key],
+            "explanation": answer["explanations"].get(key, ""),
+        }
+        for key in ETA_KEYS
+    ]
+
+
+def _results_context(answer: dict[str, Any], task: str) -> dict[str, Any]:
+    days = answer["time"]["days"]
+    return {
+        "answer": answer,
+        "inference": task == "inference",
+        "bar": memory_bar(answer["memory"]),
+        "etas": eta_rows(answer),
+        "mfu_percent": 100 * answer["throughput"]["mfu"],
+        # Short runs keep their first significant digits instead of showing 0 days.
+        "days_digits": 1 if days >= 1 else 3,
+        "bottleneck": BOTTLENECK_LABELS.get(answer["bottleneck"], answer["bottleneck"]),
+        "recompute": RECOMPUTE_LABELS.get(
+            answer["parallelism"]["recompute"], answer["parallelism"]["recompute"]
+        ),
+    }
+
+
+@login_not_required  # the public estimate
+@require_GET
+@vary_on_headers("HX-Request")
+def estimate(request: HttpRequest) -> HttpResponse:
+    context: dict[str, Any] = {"answer": None, "error": None}
+    if EstimateForm.is_submitted(request.GET):
+        form = EstimateForm.from_query(request.GET)
+        if form.is_valid():
+            try:
+                answer = estimate_run(data=form.contract(), user=request.user)
+            except RequestError as exc:
+                field = FORM_FIELD_FOR_ERROR.get(exc.field, exc.field)
+                if field in form.fields:
+                    form.add_error(field, exc.message)
+                else:
+                    context["error"] = f"{exc.field}: {exc.message}"
+            else:
+                context.update(_results_context(answer, form.cleaned_data["task"]))
+    else:
+        form = EstimateForm()
+    context["form"] = form
+
+    template = "planner/estimates/estimate.html"
+    if partial_wanted(request):
+        template += "#results"
+        # The form stays on the page, so its field errors travel as out-of-band swaps.
+        context["swap_field_errors"] = True
+    return render(request, template, context)

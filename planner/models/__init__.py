@@ -1,0 +1,8 @@
+"""The planner's tables, one module per feature. Django finds them here."""
+
+from planner.models.calibrations import CalibrationProfile
+from planner.models.plans import Plan, Workload
+from planner.models.simulations import Simulation
+from planner.models.sites import RackGroup, Site
+
+__all__ = ["CalibrationProfile", "Plan", "RackGroup", "Simulation", "Site", "Workload"]

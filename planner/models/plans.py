@@ -1,0 +1,108 @@
+"""Plans and the workloads they are made for."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from catalog.choices import Currency
+
+
+class Plan(models.Model):
+    """A purchase question: a workload, a site (or none), a budget and the builds allowed; its
+    ranking is computed once and kept, since weights only re-order it."""
+
+    name = models.CharField(_("name"), max_length=200)
+    team = models.ForeignKey(
+        "accounts.Team", on_delete=models.PROTECT, related_name="plans", verbose_name=_("team")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    site = models.ForeignKey(
+        "planner.Site",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="plans",
+        verbose_name=_("site"),
+    )
+    workload = models.ForeignKey(
+        "Workload",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="plans",
+        verbose_name=_("workload"),
+        help_text=_("The saved workload the question was built from, if any"),
+    )
+    question = models.JSONField(
+        _("question"), help_text=_("The recommend question, as `manage.py recommend` takes it")
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=Currency.choices, default=Currency.USD
+    )
+    ranking = models.JSONField(_("ranking"), null=True, blank=True)
+    model_version = models.CharField(_("engine version"), max_length=20)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("plan")
+        verbose_name_plural = _("plans")
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="plan_has_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("planner:plan_detail", kwargs={"pk": self.pk})
+
+
+class Workload(models.Model):
+    """A job a team plans hardware for: the estimate question without accelerator and count,
+    kept with the targets the plan checks (deadline, requests per second, latency).
+
+    `spec` is a fragment of the recommend question (planner.plans): `{"workload": {...}}` plus
+    the top-level targets, so a plan's question is `{**workload.spec, "budget": ..., ...}`."""
+
+    name = models.CharField(_("name"), max_length=200)
+    team = models.ForeignKey(
+        "accounts.Team", on_delete=models.PROTECT, related_name="workloads", verbose_name=_("team")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    spec = models.JSONField(
+        _("specification"),
+        help_text=_(
+            '{"workload": the estimate question without accelerator and count, plus '
+            "deadline_days, target_rps, ttft_ms and tpot_ms (ms) where set}"
+        ),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("workload")
+        verbose_name_plural = _("workloads")
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "name"], name="workload_unique_name_per_team"),
+            models.CheckConstraint(condition=~Q(name=""), name="workload_has_name"),
+            models.CheckConstraint(
+                condition=Q(spec__has_key="workload"), name="workload_spec_has_workload"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("planner:workload_list") + f"#workload-{self.pk}"
+
+    @property
+    def task(self) -> str:
+        return self.spec.get("workload", {}).get("task", "train")

@@ -1,0 +1,235 @@
+"""Plans over the API: POST a recommend question to rank every build (201 with the plan and its
+first page of candidates), GET the team's plans or one, and page through a plan's candidates
+re-ordered by weights given as query parameters.
+
+Validation is the engine's (planner.plans.plan_question), shared with the plan pages and
+`manage.py recommend`; every write goes through `plan_create`, every re-ordering through
+`plan_ranking`. The serializers here describe the contract for the OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import PlannerWrites
+from accounts.services import user_team
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
+from planner.engine import RequestError
+from planner.engine.scoring import DIMENSIONS
+from planner.plans.api.serializers import (
+    CandidatePageSerializer,
+    CandidatesQuerySerializer,
+    PlanQuestionSerializer,
+    PlanSerializer,
+    PlanSummarySerializer,
+    candidate_page,
+)
+from planner.plans.selectors import default_weights, plan_visible_to
+from planner.plans.services import plan_create
+from planner.sites.selectors import site_visible_to
+
+# --- documentation ---------------------------------------------------------------------------
+
+FORBIDDEN = OpenApiResponse(
+    DetailSerializer, description="Your role may not create plans (planner), or you have no team."
+)
+NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such plan in your team.")
+BAD_FIELD = OpenApiResponse(
+    FieldErrorsSerializer,
+    description='A field is missing or wrong; the key names it, e.g. {"workload.model": '
+    '["..."]}, {"budget.capex": ["..."]} or {"site_id": ["..."]}.',
+)
+EXAMPLES = [
+    OpenApiExample(
+        "Pre-train Llama 3 70B in 60 days on 64-512 accelerators",
+        value={
+            "name": "Llama 3 70B pre-training",
+            "workload": {
+                "task": "train",
+                "model": "meta-llama-3-70b",
+                "tokens": 2e12,
+                "seq_len": 4096,
+            },
+            "deadline_days": 60,
+            "count": {"min": 64, "max": 512},
+            "site_id": 3,
+            "budget": {"capex": 30000000, "currency": "USD"},
+            "vendors": ["NVIDIA", "AMD"],
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Serve Llama 3 8B at 20 requests/s within 500 ms TTFT",
+        value={
+            "workload": {
+                "task": "inference",
+                "model": "meta-llama-3-8b",
+                "precision": "fp8",
+                "inference": {"batch": 32, "prompt_len": 1024, "output_len": 256},
+            },
+            "target_rps": 20,
+            "ttft_ms": 500,
+            "tpot_ms": 50,
+            "count": {"min": 1, "max": 64},
+            "site": {
+                "racks": [{"name": "Row A", "count": 4, "power_kw": 20, "units": 42}],
+                "price_per_kwh": 0.65,
+                "currency": "CNY",
+            },
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Bad field",
+        value={"workload.model": ["unknown model 'no-such'"]},
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
+
+# --- views -----------------------------------------------------------------------------------
+
+
+def _site(request: Request, data: Any):
+    """The saved site `site_id` names, or None; 400 naming `site_id` when it is not one."""
+    if not isinstance(data, dict) or data.get("site_id") is None:
+        return None
+    site_id = data["site_id"]
+    if "site" in data:
+        raise serializers.ValidationError(
+            {"site_id": [_("Give a saved site or inline racks in site, not both.")]}
+        )
+    if isinstance(site_id, bool) or not isinstance(site_id, int):
+        raise serializers.ValidationError({"site_id": [_("Must be the id of a site.")]})
+    site = site_visible_to(request.user).filter(pk=site_id).first()
+    if site is None:
+        raise serializers.ValidationError(
+            {"site_id": [_("No site with this id is visible to you.")]}
+        )
+    return site
+
+
+@extend_schema(tags=["plans"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="Your team's plans, newest first",
+        responses={200: PlanSummarySerializer(many=True), 401: UNAUTHENTICATED},
+    ),
+    post=extend_schema(
+        summary="Rank every build for a workload, a site and a budget",
+        description="Every accelerator x server x count the filters allow is estimated, fitted "
+        "into the site's racks, costed and scored on five dimensions (memory capacity, memory "
+        "bandwidth, interconnect, cooling, software), 0-100 each. The plan keeps every build; "
+        "the answer carries the first page, best first, and those that break a hard "
+        "constraint (memory, racks, budget, deadline, latency, rate) under `rejected`. "
+        "Planners and admins only.",
+        request=PlanQuestionSerializer,
+        responses={
+            201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
+            400: BAD_FIELD,
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+        },
+        examples=EXAMPLES,
+    ),
+)
+class PlanListView(generics.ListCreateAPIView):
+    """Any signed-in role of the team reads; planners and admins create."""
+
+    serializer_class = PlanSummarySerializer
+    permission_classes = [PlannerWrites]
+    parser_classes = [JSONParser]
+    throttle_scope = "compute"  # POST ranks every build
+
+    def get_queryset(self):
+        return plan_visible_to(self.request.user).select_related("team")
+
+    def create(self, request, *args, **kwargs) -> Response:
+        team = user_team(request.user)
+        if team is None:
+            raise PermissionDenied(_("Your account belongs to no team."))
+        data = request.data
+        site = _site(request, data)
+        if isinstance(data, dict):
+            data = {key: value for key, value in data.items() if key != "site_id"}
+        try:
+            plan = plan_create(data=data, user=request.user, team=team, site=site)
+        except RequestError as exc:
+            return Response(
+                {exc.field or "request": [exc.message]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        return Response(
+            PlanSerializer(plan, context=self.get_serializer_context()).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("plan-detail", kwargs={"pk": plan.pk})},
+        )
+
+
+@extend_schema(tags=["plans"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="One plan: its question, rejected builds and first page of the ranking",
+        responses={200: PlanSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    ),
+)
+class PlanDetailView(generics.RetrieveAPIView):
+    serializer_class = PlanSerializer
+    permission_classes = [PlannerWrites]
+
+    def get_queryset(self):
+        return plan_visible_to(self.request.user).select_related("team")
+
+
+@extend_schema(tags=["plans"])
+class PlanCandidatesView(APIView):
+    """The plan's viable builds, re-ordered by the weights given (nothing is re-estimated)."""
+
+    permission_classes = [PlannerWrites]
+
+    @extend_schema(
+        summary="Page through a plan's ranking under new weights",
+        description="Weights are 0-100 query parameters; a dimension left out keeps the "
+        "plan's weight (the task's default unless the question set one), and a zero leaves "
+        "it out: with only `software` above zero the order follows the software score.",
+        parameters=[CandidatesQuerySerializer],
+        responses={
+            200: CandidatePageSerializer,
+            400: OpenApiResponse(
+                FieldErrorsSerializer, description='A bad query value, e.g. {"software": ["..."]}.'
+            ),
+            401: UNAUTHENTICATED,
+            404: NOT_FOUND,
+        },
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        plan = plan_visible_to(request.user).filter(pk=pk).first()
+        if plan is None:
+            raise NotFound(_("No such plan in your team."))
+        query = CandidatesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+        weights = {**default_weights(plan=plan), **given}
+        return Response(
+            candidate_page(
+                plan=plan,
+                weights=weights,
+                page=query.validated_data["page"],
+                page_size=query.validated_data["page_size"],
+                request=request,
+            )
+        )

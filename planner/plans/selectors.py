@@ -1,0 +1,102 @@
+"""Reads of plans and workloads, always through what a user may see."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.services import user_team
+from planner.engine.recommend import Candidate, Ranking, rerank
+from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
+from planner.models import Plan, Workload
+
+# Weights show on a 0-100 scale; the engine normalises them.
+WEIGHT_SCALE = 100
+
+
+def plan_visible_to(user) -> QuerySet[Plan]:
+    """The plans of the user's team; another team's plan is a 404, whatever the role."""
+    team = user_team(user)
+    return Plan.objects.filter(team=team) if team else Plan.objects.none()
+
+
+# Decoded rankings of the plans a process showed last. A ranking is written once, by
+# `plan_create`, and only read after (Candidate.as_dict shares its sections rather than copy
+# them, for the same reason). A whole-catalog plan stores about 1.4 MB of JSON: decoding it
+# took its page about 20 ms of a 65 ms view, more than re-ordering it (5 ms); decoded, one
+# takes about 3.4 MiB, so a process keeps a few.
+RANKING_CACHE_PLANS = 8
+_rankings: OrderedDict[tuple[int, datetime], dict | None] = OrderedDict()
+_rankings_lock = threading.Lock()
+
+
+def plan_with_ranking(*, plans: QuerySet[Plan], pk: int) -> Plan | None:
+    """The plan `pk` among `plans` (None when it is not one of them), its ranking decoded once
+    per process for each version of the row (`updated_at`). Treat the ranking as read-only:
+    later requests share it."""
+    plan = plans.defer("ranking").filter(pk=pk).first()
+    if plan is None:
+        return None
+    key = (plan.pk, plan.updated_at)
+    with _rankings_lock:
+        hit = key in _rankings
+        if hit:
+            _rankings.move_to_end(key)
+            ranking = _rankings[key]
+    if not hit:
+        row = Plan.objects.filter(pk=plan.pk).values_list("ranking", "updated_at").first()
+        if row is None:  # deleted since the first query
+            return None
+        ranking, updated_at = row
+        with _rankings_lock:
+            _rankings[(plan.pk, updated_at)] = ranking
+            while len(_rankings) > RANKING_CACHE_PLANS:
+                _rankings.popitem(last=False)
+    plan.ranking = ranking
+    return plan
+
+
+def workload_visible_to(user) -> QuerySet[Workload]:
+    team = user_team(user)
+    return Workload.objects.filter(team=team) if team else Workload.objects.none()
+
+
+def plan_ranking(*, plan: Plan, weights: dict | None = None) -> list[dict]:
+    """The plan's viable candidates ordered under `weights` (the plan's own when None)."""
+    task = plan.question["workload"].get("task", "train")
+    candidates = [Candidate(**c) for c in plan.ranking["candidates"]]
+    ranked = rerank(
+        Ranking(candidates, [], len(candidates), {}), task, weights or plan.question.get("weights")
+    )
+    return [c.as_dict() for c in ranked.candidates]
+
+
+def plan_task(plan: Plan) -> str:
+    return (plan.question.get("workload") or {}).get("task", "train")
+
+
+def default_weights(*, plan: Plan) -> dict[str, float]:
+    """The task's defaults on the 0-100 scale, overridden by any the question gave."""
+    weights = {k: WEIGHT_SCALE * v for k, v in DEFAULT_WEIGHTS[plan_task(plan)].items()}
+    weights.update((plan.question.get("weights") or {}).items())
+    return {k: round(float(weights[k]), 2) for k in DIMENSIONS}
+
+
+def ranked_candidates(*, plan: Plan, weights: dict[str, float]) -> list[dict[str, Any]]:
+    """The plan's viable candidates ordered under `weights`, each with its `rank` (1 = best)
+    and an `id` that stays the same whatever the weights (its place in the stored ranking)."""
+    if not plan.ranking:
+        return []
+    ids = {
+        (c["accelerator"], c["server"], c["count"]): i
+        for i, c in enumerate(plan.ranking["candidates"])
+    }
+    ranked = plan_ranking(plan=plan, weights=weights)
+    for rank, candidate in enumerate(ranked, 1):
+        candidate["rank"] = rank
+        candidate["id"] = ids[(candidate["accelerator"], candidate["server"], candidate["count"])]
+    return ranked

@@ -1,0 +1,110 @@
+"""Plans: the recommend question turned into engine options from the catalog and the site,
+ranked by the engine, kept on the Plan row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
+
+from planner.engine import MODEL_VERSION
+from planner.engine.recommend import (
+    Ranking,
+    recommend,
+)
+from planner.models import Plan, Site, Workload
+from planner.plans.question import plan_question
+from planner.sites.selectors import site_visible_to
+
+
+def _answer(ranking: Ranking, *, currency: str, limit: int | None) -> dict:
+    answer = ranking.as_dict(limit=limit)
+    answer["currency"] = currency
+    answer["model_version"] = MODEL_VERSION
+    if not ranking.candidates:
+        answer["why_none"] = _why_none(ranking)
+    return answer
+
+
+def recommend_run(*, data: Any, site: Site | None = None) -> dict:
+    """Rank every build for a question: the answer `manage.py recommend` prints."""
+    question, currency, limit = plan_question(data=data, site=site)
+    return _answer(recommend(question), currency=currency, limit=limit)
+
+
+def _why_none(ranking: Ranking) -> str:
+    if not ranking.evaluated:
+        return "No accelerator in the catalog matches the filters, or no server takes them."
+    reasons: dict[str, int] = {}
+    for c in ranking.rejected:
+        for failure in c.failures:
+            reasons[failure.split(" (")[0]] = reasons.get(failure.split(" (")[0], 0) + 1
+    common = sorted(reasons.items(), key=lambda kv: -kv[1])
+    return (
+        "Every build breaks a hard constraint: "
+        + "; ".join(f"{reason} ({n} builds)" for reason, n in common)
+        + "."
+    )
+
+
+@transaction.atomic
+def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
+    """Rank once and keep every candidate: new weights only re-order them (plan_ranking).
+    A site named in the question is looked up among the sites `user` may see."""
+    question, currency, _limit = plan_question(
+        data=data, site=site, sites=site_visible_to(user), user=user
+    )
+    answer = _answer(recommend(question), currency=currency, limit=None)
+    return Plan.objects.create(
+        name=str(data.get("name") or "Plan")[:200],
+        team=team,
+        created_by=user,
+        site=site,
+        question=data,
+        currency=currency,
+        ranking=answer,
+        model_version=MODEL_VERSION,
+    )
+
+
+# Workloads: a team's saved jobs that plans are made for. ------------------------------
+
+
+class NameTaken(Exception):
+    """Another workload of the team holds the name (a race past the form's check)."""
+
+
+@transaction.atomic
+def workload_create(*, name: str, spec: dict[str, Any], user, team) -> Workload:
+    try:
+        with transaction.atomic():
+            return Workload.objects.create(name=name, spec=spec, team=team, created_by=user)
+    except IntegrityError:
+        raise NameTaken from None
+
+
+@transaction.atomic
+def workload_update(*, workload: Workload, name: str, spec: dict[str, Any]) -> Workload:
+    workload.name, workload.spec = name, spec
+    try:
+        with transaction.atomic():
+            workload.save(update_fields=["name", "spec", "updated_at"])
+    except IntegrityError:
+        raise NameTaken from None
+    return workload
+
+
+@transaction.atomic
+def workload_copy(*, workload: Workload, user) -> Workload:
+    """A duplicate to edit, named "<name> (copy)", "(copy 2)", ... so it never collides."""
+    taken = set(Workload.objects.filter(team=workload.team).values_list("name", flat=True))
+    suffix = gettext("copy")
+    number = 1
+    while True:
+        tail = f" ({suffix})" if number == 1 else f" ({suffix} {number})"
+        name = workload.name[: 200 - len(tail)] + tail
+        if name not in taken:
+            break
+        number += 1
+    return workload_create(name=name, spec=workload.spec, user=user, team=workload.team)

@@ -1,0 +1,124 @@
+"""A plan's ranking as CSV and JSON, and its printable report."""
+
+from __future__ import annotations
+
+import csv
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from planner.engine.scoring import DIMENSIONS
+from planner.models import Plan
+from planner.plans.figures import (
+    CSV_COLUMNS,
+    DIMENSION_LABELS,
+    candidate_row,
+    capacity_rps,
+    question_rows,
+    rejected_rows,
+)
+from planner.plans.views.plans import ranking_context, visible_plan
+
+REPORT_TOP = 10  # builds in the printable report
+
+
+def _export_name(plan: Plan, extension: str) -> str:
+    return f"{slugify(plan.name) or 'plan'}-{plan.pk}-ranking.{extension}"
+
+
+@require_GET
+def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every viable build under the current weights, one per line, for a spreadsheet."""
+    plan = visible_plan(request, pk)
+    context = ranking_context(request, plan)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=_export_name(plan, "csv")
+    )
+    writer = csv.writer(response)
+    writer.writerow(CSV_COLUMNS)
+    for c in context["candidates"]:
+        cost, fit = c["cost"], c["fit"]
+        writer.writerow(
+            [
+                c["rank"],
+                c["id"],
+                c["accelerator"],
+                c["server"],
+                c["count"],
+                c["nodes"],
+                c["overall"],
+                *(c["scores"][d] for d in DIMENSIONS),
+                c["estimate"]["time"]["days"],
+                capacity_rps(c, context["output_len"]) if context["serving"] else "",
+                c["estimate"]["throughput"]["tokens_per_s"],
+                *(
+                    "" if cost.get(k) is None else cost[k]
+                    for k in ("capex", "energy_per_year", "tco", "rent_per_year")
+                ),
+                "" if cost.get("breakeven_months") is None else cost["breakeven_months"],
+                plan.currency,
+                "" if fit.get("racks_needed") is None else fit["racks_needed"],
+                fit.get("binding") or "",
+                *(c["reasons"][d] for d in DIMENSIONS),
+            ]
+        )
+    return response
+
+
+@require_GET
+def plan_export_json(request: HttpRequest, pk: int) -> HttpResponse:
+    """The plan's question and every viable build under the current weights, whole."""
+    plan = visible_plan(request, pk)
+    context = ranking_context(request, plan)
+    response = JsonResponse(
+        {
+            "plan": {
+                "id": plan.pk,
+                "name": plan.name,
+                "currency": plan.currency,
+                "model_version": plan.model_version,
+                "created_at": plan.created_at.isoformat(),
+                "question": plan.question,
+            },
+            "weights": context["weights"],
+            "candidates": context["candidates"],
+        },
+        json_dumps_params={"indent": 2},
+    )
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=_export_name(plan, "json")
+    )
+    return response
+
+
+@require_GET
+def plan_report(request: HttpRequest, pk: int) -> HttpResponse:
+    """A page to print (or save as PDF) for procurement: the question, the top builds and why."""
+    plan = visible_plan(request, pk)
+    context = ranking_context(request, plan)
+    names, output_len = context["names"], context["output_len"]
+    rejected = rejected_rows(plan, names)
+    reasons: dict[str, int] = {}
+    for r in rejected:
+        for reason in r["reason"].split("; "):
+            key = reason.split(" (")[0]
+            reasons[key] = reasons.get(key, 0) + 1
+    context.update(
+        {
+            "rows": [
+                candidate_row(c, names=names, output_len=output_len)
+                for c in context["candidates"][:REPORT_TOP]
+            ],
+            "question_rows": question_rows(plan),
+            "weight_rows": [(DIMENSION_LABELS[k], context["weights"][k]) for k in DIMENSIONS],
+            "rejected_count": len(rejected),
+            "rejected_reasons": sorted(reasons.items(), key=lambda kv: -kv[1]),
+            "why_none": (plan.ranking or {}).get("why_none"),
+            "evaluated": (plan.ranking or {}).get("evaluated", 0),
+        }
+    )
+    return render(request, "planner/plans/plan_report.html", context)

@@ -1,0 +1,118 @@
+"""Workloads: a team's saved jobs, listed, created, edited and copied. Planners and admins
+write (403 for the others); another team's workload is a 404."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.roles import Role, has_role
+from catalog.models import ModelArchitecture
+from planner.models import Workload
+from planner.plans.figures import (
+    workload_summary,
+)
+from planner.plans.forms import WORKLOAD_FORMS, workload_form_class
+from planner.plans.selectors import (
+    workload_visible_to,
+)
+from planner.plans.services import (
+    NameTaken,
+    workload_copy,
+    workload_create,
+    workload_update,
+)
+from planner.web.roles import writer_team
+
+LIST_PAGE_SIZE = 50
+
+
+# --- workloads -------------------------------------------------------------------------------
+
+
+@require_GET
+def workload_list(request: HttpRequest) -> HttpResponse:
+    workloads = workload_visible_to(request.user).order_by("name")
+    page = Paginator(workloads, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    models = dict(ModelArchitecture.objects.values_list("slug", "name"))
+    return render(
+        request,
+        "planner/plans/workload_list.html",
+        {
+            "page": page,
+            "query": "",
+            "rows": [workload_summary(w, models) for w in page],
+            "can_write": has_role(request.user, Role.PLANNER),
+            "kinds": [(kind, form.KIND_LABEL) for kind, form in WORKLOAD_FORMS.items()],
+        },
+    )
+
+
+def _save_workload(form, write) -> Workload | None:
+    try:
+        return write()
+    except NameTaken:
+        form.add_error("name", _("Your team already has a workload of this name."))
+    return None
+
+
+@require_http_methods(["GET", "POST"])
+def workload_create_view(request: HttpRequest, kind: str) -> HttpResponse:
+    form_class = WORKLOAD_FORMS.get(kind)
+    if form_class is None:
+        raise Http404
+    team = writer_team(request.user)
+    form = form_class(request.POST if request.method == "POST" else None, team=team)
+    if request.method == "POST" and form.is_valid():
+        workload = _save_workload(
+            form,
+            lambda: workload_create(
+                name=form.cleaned_data["name"], spec=form.spec(), user=request.user, team=team
+            ),
+        )
+        if workload is not None:
+            messages.success(request, _("The workload was saved."))
+            return redirect(workload)
+    return render(
+        request,
+        "planner/plans/workload_form.html",
+        {"form": form, "kind_label": form_class.KIND_LABEL},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def workload_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    team = writer_team(request.user)
+    workload = get_object_or_404(workload_visible_to(request.user), pk=pk)
+    form_class = workload_form_class(workload)
+    form = form_class(
+        request.POST if request.method == "POST" else None, team=team, instance=workload
+    )
+    if request.method == "POST" and form.is_valid():
+        saved = _save_workload(
+            form,
+            lambda: workload_update(
+                workload=workload, name=form.cleaned_data["name"], spec=form.spec()
+            ),
+        )
+        if saved is not None:
+            messages.success(request, _("The workload was saved."))
+            return redirect(saved)
+    return render(
+        request,
+        "planner/plans/workload_form.html",
+        {"form": form, "workload": workload, "kind_label": form_class.KIND_LABEL},
+    )
+
+
+@require_POST
+def workload_copy_view(request: HttpRequest, pk: int) -> HttpResponse:
+    writer_team(request.user)
+    workload = get_object_or_404(workload_visible_to(request.user), pk=pk)
+    copy = workload_copy(workload=workload, user=request.user)
+    messages.success(request, _("This is a copy: change what differs and save."))
+    return redirect("planner:workload_edit", pk=copy.pk)

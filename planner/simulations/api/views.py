@@ -1,0 +1,222 @@
+"""Simulations over the API: POST a question to queue it (202 with a Location to poll), GET
+one or the list, DELETE to cancel. Validation is the engine's (planner.engine.simulate.request)
+and every write goes through planner.simulations, as for the HTML pages and
+`manage.py simulate`; the serializers here describe the contract for the OpenAPI document."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import generics, status
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from accounts.permissions import PlannerWrites
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
+from planner.engine import RequestError
+from planner.models import Simulation
+
+# How long a client should wait before asking again when the broker is down (seconds).
+from planner.simulations.api.serializers import (
+    RETRY_AFTER_S,
+    SIMULATION_REQUEST,
+    CancelConflictSerializer,
+    SimulationSerializer,
+    SimulationSummarySerializer,
+)
+from planner.simulations.filtersets import SimulationFilterSet
+from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
+
+# --- documentation ---------------------------------------------------------------------------
+
+LOCATION = OpenApiParameter(
+    "Location",
+    OpenApiTypes.STR,
+    location=OpenApiParameter.HEADER,
+    response=[200, 202],
+    description="The simulation to poll, /api/v1/simulations/{id}/",
+)
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    OpenApiTypes.INT,
+    location=OpenApiParameter.HEADER,
+    response=[503],
+    description="Seconds to wait before asking again",
+)
+FORBIDDEN = OpenApiResponse(
+    DetailSerializer, description="Your role may not start or cancel simulations (planner)."
+)
+NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such simulation.")
+EXAMPLES = [
+    OpenApiExample(
+        "Pre-train Llama 3 8B on 64 H100 with failures",
+        value={
+            "kind": "training",
+            "estimate": {
+                "task": "train",
+                "model": "meta-llama-3-8b",
+                "accelerator": "nvidia-h100-sxm5-80gb",
+                "count": 64,
+                "tokens": 1e11,
+            },
+            "failures_per_gpu_hour": 2e-5,
+            "checkpoint_gb_s": 20,
+            "restart_s": 600,
+            "trials": 10000,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Serve Llama 3 8B at 5 requests/s and find replicas for 20",
+        value={
+            "kind": "serving",
+            "estimate": {
+                "task": "inference",
+                "model": "meta-llama-3-8b",
+                "accelerator": "nvidia-h100-sxm5-80gb",
+                "count": 1,
+            },
+            "rate_per_s": 5,
+            "arrival": "poisson",
+            "prompt": {"kind": "lognormal", "mean": 512, "sigma": 0.8, "hi": 4096},
+            "output": {"kind": "uniform", "lo": 64, "hi": 256},
+            "ttft_slo_ms": 500,
+            "tpot_slo_ms": 50,
+            "requests": 20000,
+            "search": {"target_rate": 20},
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Queued",
+        value={
+            "id": 7,
+            "kind": "serving",
+            "status": "queued",
+            "progress": 0.0,
+            "inputs": {"kind": "serving", "estimate": {"...": "..."}, "rate_per_s": 5},
+            "result": None,
+            "error": "",
+            "attempts": 0,
+            "model_version": "1.0.0",
+            "created_at": "2025-01-01T10:00:00Z",
+            "queued_at": "2025-01-01T10:00:00Z",
+            "started_at": None,
+            "finished_at": None,
+        },
+        response_only=True,
+        status_codes=["202"],
+    ),
+    OpenApiExample(
+        "Bad field",
+        value={"estimate.model": ["unknown model 'no-such'"]},
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
+
+# --- views -----------------------------------------------------------------------------------
+
+
+@extend_schema(tags=["simulations"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="Simulations, newest first",
+        responses={200: SimulationSummarySerializer(many=True), 401: UNAUTHENTICATED},
+    ),
+    post=extend_schema(
+        summary="Queue a simulation, or get the run that answers the same question",
+        description="202 when queued now (new, or asked again after it failed, timed out or "
+        "was cancelled); 200 with the existing row when the same question is queued, running "
+        "or done. Either way `Location` names the row to poll.",
+        request=SIMULATION_REQUEST,
+        parameters=[LOCATION, RETRY_AFTER],
+        responses={
+            200: OpenApiResponse(SimulationSerializer, description="Already asked: that row."),
+            202: OpenApiResponse(SimulationSerializer, description="Queued."),
+            400: OpenApiResponse(
+                FieldErrorsSerializer,
+                description='A field is missing or wrong; the key names it, e.g. {"estimate.'
+                'model": ["..."]} or {"rate_per_s": ["..."]}.',
+            ),
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            503: OpenApiResponse(
+                DetailSerializer,
+                description="The task queue did not answer; nothing is queued. Try again.",
+            ),
+        },
+        examples=EXAMPLES,
+    ),
+)
+class SimulationListView(generics.ListCreateAPIView):
+    """Any signed-in role reads; planners and admins queue."""
+
+    queryset = Simulation.objects.all()
+    serializer_class = SimulationSummarySerializer
+    permission_classes = [PlannerWrites]
+    parser_classes = [JSONParser]
+    filterset_class = SimulationFilterSet
+    throttle_scope = "compute"  # POST queues minutes of CPU
+
+    def create(self, request, *args, **kwargs) -> Response:
+        try:
+            simulation, queued = simulation_start(data=request.data, user=request.user)
+        except RequestError as exc:
+            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+        except QueueUnavailable:
+            return Response(
+                {"detail": _("The task queue did not answer, so nothing was queued. Try again.")},
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            )
+        return Response(
+            SimulationSerializer(simulation).data,
+            status=status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK,
+            headers={"Location": reverse("simulation-detail", kwargs={"pk": simulation.pk})},
+        )
+
+
+@extend_schema(tags=["simulations"])
+@extend_schema_view(
+    get=extend_schema(
+        summary="One simulation: status, progress and, once succeeded, the result",
+        responses={200: SimulationSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    ),
+    delete=extend_schema(
+        summary="Cancel a queued or running simulation",
+        description="A running one stops at its next progress report.",
+        responses={
+            202: OpenApiResponse(SimulationSerializer, description="Cancelled."),
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+            409: OpenApiResponse(CancelConflictSerializer, description="It had already finished."),
+        },
+    ),
+)
+class SimulationDetailView(generics.RetrieveDestroyAPIView):
+    queryset = Simulation.objects.all()
+    serializer_class = SimulationSerializer
+    permission_classes = [PlannerWrites]
+
+    def destroy(self, request, *args, **kwargs) -> Response:
+        simulation = self.get_object()
+        if not simulation_cancel(simulation=simulation):
+            return Response(
+                {
+                    "detail": _("The simulation had already finished."),
+                    "status": simulation.status,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+        return Response(self.get_serializer(simulation).data, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,333 @@
+"""Starting, running and cancelling simulations. Tasks call `simulation_execute`; views, the
+API and the command call `simulation_start` and `simulation_cancel`."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
+from planner.engine import MODEL_VERSION, RequestError
+from planner.engine.simulate.request import (
+    SimulationQuestion,
+    inputs_hash,
+    simulation_from_dict,
+    sweep_from_dict,
+    sweep_summary,
+)
+from planner.estimates.services import estimate_request
+from planner.models import Simulation
+
+log = logging.getLogger(__name__)
+
+# Progress is written at most this often, so a fast run does not hammer the database.
+PROGRESS_EVERY_S = 0.5
+# A running row this long past its hard time limit counts as lost (see `_lost`).
+LOST_GRACE_S = 60
+
+
+class QueueUnavailable(Exception):
+    """The broker did not take the task; the row says so and nothing is left queued."""
+
+
+class SimulationCancelled(Exception):
+    pass
+
+
+def simulation_question(*, data: Any) -> SimulationQuestion:
+    return simulation_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
+
+
+def _publish(simulation: Simulation) -> None:
+    from planner.simulations.tasks import simulation_run_task
+
+    # Celery carries the limits in the message; reading them here keeps them current.
+    limit = settings.SIMULATION_SOFT_TIME_LIMIT_S
+    result = simulation_run_task.apply_async(
+        args=[simulation.pk], retry=False, soft_time_limit=limit, time_limit=limit + 30
+    )
+    Simulation.objects.filter(pk=simulation.pk).update(task_id=result.id)
+
+
+def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
+    """Queue a simulation, or return the row that already answers the same question.
+
+    Returns (row, queued now). A question asked again while queued, running or done gets the
+    same row back; one that failed, timed out or was cancelled is queued again. The task is
+    sent after the row commits; if the broker refuses, the row is marked failed and
+    `QueueUnavailable` is raised within the broker's connection timeout."""
+    if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
+        return _sweep_start(data=data, user=user)
+    question = simulation_question(data=data)  # RequestError names a bad field
+    digest = inputs_hash(data)
+    with transaction.atomic():
+        simulation, created = Simulation.objects.select_for_update().get_or_create(
+            inputs_hash=digest,
+            defaults={
+                "kind": question.kind,
+                "inputs": data,
+                "created_by": user,
+                "model_version": MODEL_VERSION,
+            },
+        )
+        if not created and (
+            simulation.status == SimulationStatus.SUCCEEDED
+            or (simulation.status in ACTIVE_STATUSES and not _lost(simulation))
+        ):
+            return simulation, False
+        simulation.status = SimulationStatus.QUEUED
+        simulation.progress = 0.0
+        simulation.result = None
+        simulation.error = ""
+        simulation.queued_at = timezone.now()
+        simulation.started_at = simulation.finished_at = None
+        simulation.model_version = MODEL_VERSION
+        simulation.save()
+    try:
+        _publish(simulation)
+    except Exception as exc:  # kombu raises OperationalError and friends for a dead broker
+        log.warning("simulation %s not queued: %s", simulation.pk, exc)
+        Simulation.objects.filter(pk=simulation.pk).update(
+            status=SimulationStatus.FAILED,
+            error=f"The task queue did not answer: {exc}",
+            finished_at=timezone.now(),
+        )
+        raise QueueUnavailable(str(exc)) from exc
+    simulation.refresh_from_db()
+    return simulation, True
+
+
+def _lost(simulation: Simulation) -> bool:
+    """A run still marked running after its hard time limit has passed: no worker can still be
+    on it (Celery kills it at that limit), so its task was lost — the database stayed down
+    past the task's retries, say — and asking again queues it afresh."""
+    if simulation.status != SimulationStatus.RUNNING or simulation.started_at is None:
+        return False
+    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + 30
+    return timezone.now() - simulation.started_at > timedelta(seconds=hard_limit_s + LOST_GRACE_S)
+
+
+def simulation_cancel(*, simulation: Simulation) -> bool:
+    """Mark a queued or running simulation cancelled and revoke its task. A running one stops
+    at its next progress report. Cancelling a sweep cancels its unfinished parts."""
+    if simulation.kind == SimulationKind.SWEEP:
+        for part in simulation.parts.filter(status__in=ACTIVE_STATUSES):
+            simulation_cancel(simulation=part)
+    changed = Simulation.objects.filter(pk=simulation.pk, status__in=ACTIVE_STATUSES).update(
+        status=SimulationStatus.CANCELLED, finished_at=timezone.now()
+    )
+    if changed and simulation.task_id:
+        from config.celery import app
+
+        try:
+            app.control.revoke(simulation.task_id)
+        except Exception as exc:  # revoking is best effort; the row already says cancelled
+            log.warning("could not revoke %s: %s", simulation.task_id, exc)
+    simulation.refresh_from_db()
+    return bool(changed)
+
+
+def _claim(simulation_id: int, task_id: str) -> bool:
+    """Compare-and-set: a queued row, or a running one whose worker died while running this
+    same task (the broker delivers it again with its id), is (re)started; nothing else."""
+    mine = Q(status=SimulationStatus.QUEUED) | Q(status=SimulationStatus.RUNNING, task_id=task_id)
+    return bool(
+        Simulation.objects.filter(mine, pk=simulation_id).update(
+            status=SimulationStatus.RUNNING,
+            started_at=timezone.now(),
+            finished_at=None,
+            task_id=task_id,
+            attempts=F("attempts") + 1,
+            progress=0.0,
+        )
+    )
+
+
+def _reporter(simulation_id: int):
+    last = [0.0]
+
+    def report(fraction: float) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S and fraction < 1:
+            return
+        last[0] = now
+        still_running = Simulation.objects.filter(
+            pk=simulation_id, status=SimulationStatus.RUNNING
+        ).update(progress=min(max(float(fraction), 0.0), 1.0))
+        if not still_running:
+            raise SimulationCancelled
+
+    return report
+
+
+def _finish(simulation_id: int, **fields) -> None:
+    Simulation.objects.filter(pk=simulation_id, status=SimulationStatus.RUNNING).update(
+        finished_at=timezone.now(), **fields
+    )
+
+
+def simulation_execute(*, simulation_id: int, task_id: str = "") -> str:
+    """Run one simulation to its end and write the outcome once. Returns the final status."""
+    if not _claim(simulation_id, task_id):
+        return (
+            Simulation.objects.filter(pk=simulation_id).values_list("status", flat=True).first()
+            or "missing"
+        )
+    simulation = Simulation.objects.get(pk=simulation_id)
+    try:
+        question = simulation_question(data=simulation.inputs)
+        result = question.run(progress=_reporter(simulation_id))
+    except SimulationCancelled:
+        return SimulationStatus.CANCELLED
+    except (RequestError, ValueError) as exc:
+        _finish(simulation_id, status=SimulationStatus.FAILED, error=str(exc))
+        return SimulationStatus.FAILED
+    _finish(
+        simulation_id,
+        status=SimulationStatus.SUCCEEDED,
+        result=result,
+        progress=1.0,
+        model_version=MODEL_VERSION,
+    )
+    return SimulationStatus.SUCCEEDED
+
+
+def simulation_time_out(*, simulation_id: int, limit_s: float) -> None:
+    _finish(
+        simulation_id,
+        status=SimulationStatus.TIMED_OUT,
+        error=f"Stopped at the time limit of {limit_s:.0f} s.",
+    )
+
+
+def _reset(simulation: Simulation, *, status: str) -> None:
+    simulation.status = status
+    simulation.progress = 0.0
+    simulation.result = None
+    simulation.error = ""
+    simulation.queued_at = timezone.now()
+    simulation.started_at = timezone.now() if status == SimulationStatus.RUNNING else None
+    simulation.finished_at = None
+    simulation.model_version = MODEL_VERSION
+    simulation.save()
+
+
+def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
+    """A sweep is a row of its own plus one simulation per candidate (reused when the same
+    question was asked before), run as a Celery chord: the parts fan out as a group and a
+    gathering task writes the comparison when all have finished."""
+    sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
+    digest = inputs_hash(data)
+    with transaction.atomic():
+        parent, created = Simulation.objects.select_for_update().get_or_create(
+            inputs_hash=digest,
+            defaults={
+                "kind": SimulationKind.SWEEP,
+                "inputs": data,
+                "created_by": user,
+                "model_version": MODEL_VERSION,
+            },
+        )
+        if not created and (
+            parent.status in ACTIVE_STATUSES or parent.status == SimulationStatus.SUCCEEDED
+        ):
+            return parent, False
+        _reset(parent, status=SimulationStatus.RUNNING)
+        parts = []
+        for part_data in sweep.parts:
+            part, made = Simulation.objects.select_for_update().get_or_create(
+                inputs_hash=inputs_hash(part_data),
+                defaults={
+                    "kind": part_data["kind"],
+                    "inputs": part_data,
+                    "created_by": user,
+                    "model_version": MODEL_VERSION,
+                },
+            )
+            if (
+                not made
+                and part.status in FINISHED_STATUSES
+                and part.status != SimulationStatus.SUCCEEDED
+            ):
+                _reset(part, status=SimulationStatus.QUEUED)
+            parts.append(part)
+        parent.parts.set(parts)
+    try:
+        _publish_sweep(parent, [p for p in parts if p.status == SimulationStatus.QUEUED])
+    except Exception as exc:
+        log.warning("sweep %s not queued: %s", parent.pk, exc)
+        Simulation.objects.filter(pk=parent.pk).update(
+            status=SimulationStatus.FAILED,
+            error=f"The task queue did not answer: {exc}",
+            finished_at=timezone.now(),
+        )
+        Simulation.objects.filter(
+            pk__in=[p.pk for p in parts], status=SimulationStatus.QUEUED, task_id=""
+        ).update(
+            status=SimulationStatus.FAILED,
+            error=f"The task queue did not answer: {exc}",
+            finished_at=timezone.now(),
+        )
+        raise QueueUnavailable(str(exc)) from exc
+    parent.refresh_from_db()
+    return parent, True
+
+
+def _publish_sweep(parent: Simulation, queued: list[Simulation]) -> None:
+    from celery import chord
+
+    from planner.simulations.tasks import simulation_gather_task, simulation_run_task
+
+    limit = settings.SIMULATION_SOFT_TIME_LIMIT_S
+    gather = simulation_gather_task.si(parent.pk)
+    if not queued:
+        gather.apply_async(retry=False)
+        return
+    header = [
+        simulation_run_task.si(part.pk).set(soft_time_limit=limit, time_limit=limit + 30)
+        for part in queued
+    ]
+    result = chord(header)(gather)
+    Simulation.objects.filter(pk=parent.pk).update(task_id=result.id)
+
+
+def simulation_gather(*, simulation_id: int) -> str:
+    """Write a sweep's comparison once all its parts have finished. Returns "waiting" while
+    some still run, else the sweep's final status."""
+    parent = Simulation.objects.get(pk=simulation_id)
+    if parent.status != SimulationStatus.RUNNING:
+        return parent.status
+    parts = {p.inputs_hash: p for p in parent.parts.all()}
+    if any(p.status in ACTIVE_STATUSES for p in parts.values()):
+        return "waiting"
+    questions = [
+        {**parent.inputs["simulation"], "estimate": c} for c in parent.inputs["candidates"]
+    ]
+    labels = parent.inputs.get("labels") or [f"candidate {i + 1}" for i in range(len(questions))]
+    ordered = [parts.get(inputs_hash(q)) for q in questions]
+    failed = [
+        label
+        for label, p in zip(labels, ordered, strict=True)
+        if p is None or p.status != SimulationStatus.SUCCEEDED
+    ]
+    if failed:
+        _finish(
+            simulation_id,
+            status=SimulationStatus.FAILED,
+            error=f"These parts did not succeed: {', '.join(failed)}.",
+        )
+        return SimulationStatus.FAILED
+    result = {
+        "kind": SimulationKind.SWEEP.value,
+        "parts": [p.pk for p in ordered],
+        "candidates": sweep_summary(labels, [p.result for p in ordered]),
+    }
+    _finish(simulation_id, status=SimulationStatus.SUCCEEDED, result=result, progress=1.0)
+    return SimulationStatus.SUCCEEDED

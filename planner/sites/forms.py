@@ -1,0 +1,152 @@
+"""Forms for the facility pages: a site, a rack group, and a CSV upload of rack groups.
+
+The model forms validate everything the model states (validators, check constraints), plus the
+uniqueness rules the model form leaves out because `team` and `site` are not form fields, so
+the inline validation can report a duplicate name before anything is saved."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import Fabric
+from planner.choices import RackCooling
+from planner.models import RackGroup, Site
+from planner.sites.services import CSV_MAX_BYTES
+from planner.web.editing import EditsOneVersion, preserve_inputs
+
+
+class SiteForm(EditsOneVersion, forms.ModelForm):
+    """A site's own fields; the team is the signed-in user's and is never chosen here."""
+
+    class Meta:
+        model = Site
+        fields = [
+            "name",
+            "location",
+            "visibility",
+            "currency",
+            "electricity_price_per_kwh",
+            "pue",
+            "notes",
+        ]
+        labels = {
+            "electricity_price_per_kwh": _("Electricity price (per kWh, in the site's currency)"),
+            "pue": _("PUE (facility power ÷ IT power)"),
+        }
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, team=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.team = team if team is not None else getattr(self.instance, "team", None)
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean(self):
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if self.team is not None:
+            taken = Site.objects.filter(team=self.team, name=name).exclude(pk=self.instance.pk)
+            if taken.exists():
+                raise ValidationError(
+                    _("Your team already has a site with this name."), code="unique"
+                )
+        return name
+
+
+class RackGroupForm(EditsOneVersion, forms.ModelForm):
+    """A row of identical racks; every figure is per rack."""
+
+    fabrics = forms.ModelMultipleChoiceField(
+        queryset=Fabric.objects.order_by("name"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Fabrics offered"),
+    )
+
+    class Meta:
+        model = RackGroup
+        fields = [
+            "name",
+            "count",
+            "power_kw",
+            "feeds",
+            "cooling_kw",
+            "cooling",
+            "units",
+            "max_kg",
+            "inlet_c",
+            "liquid_loops",
+            "fabrics",
+        ]
+        labels = {
+            "count": _("Racks (count)"),
+            "units": _("Usable space per rack (U)"),
+            "max_kg": _("Maximum load per rack (kg)"),
+            "inlet_c": _("Inlet air temperature (°C)"),
+        }
+
+    FIELDSETS = (
+        (_("Racks"), ("name", "count", "units", "max_kg")),
+        (_("Power"), ("power_kw", "feeds")),
+        (_("Cooling"), ("cooling_kw", "cooling", "inlet_c", "liquid_loops")),
+        (_("Network"), ("fabrics",)),
+    )
+
+    def __init__(self, *args, site: Site, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.site = site
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def fieldsets(self):
+        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = RackGroup.objects.filter(site=self.instance.site, name=name).exclude(
+            pk=self.instance.pk
+        )
+        if taken.exists():
+            raise ValidationError(
+                _("This site already has a rack group with this name."), code="unique"
+            )
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        # The model's check constraint says the same; stating it here puts the message beside
+        # the checkbox instead of above the form.
+        if cleaned.get("cooling") == RackCooling.LIQUID and not cleaned.get("liquid_loops"):
+            self.add_error("liquid_loops", _("Direct liquid cooling needs liquid loops."))
+        self._clean_version()
+        return cleaned
+
+
+class RackImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"), widget=forms.FileInput(attrs={"accept": ".csv,text/csv"})
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = gettext(
+            "UTF-8, comma separated, with a header row; at most %(kib)d KiB."
+        ) % {"kib": CSV_MAX_BYTES // 1024}
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        # Checked from the upload's size, before the view reads it into memory.
+        if upload.size > CSV_MAX_BYTES:
+            raise ValidationError(
+                _("The file is %(size)d KiB; the limit is %(limit)d KiB."),
+                code="too_big",
+                params={"size": upload.size // 1024, "limit": CSV_MAX_BYTES // 1024},
+            )
+        return upload

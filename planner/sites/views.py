@@ -1,0 +1,416 @@
+"""The facility pages: sites, their rack groups and history, and CSV import and export of racks.
+
+Reads go through `planner.selectors` (so a user only ever reaches what they may see: another
+team's private site is a 404), writes through the services in `planner.sites`. Anyone signed in
+may read; facility people and admins may write (403 for the others)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import secrets
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from accounts.roles import Role, has_role
+from accounts.services import user_team
+from planner.models import RackGroup, Site
+from planner.sites import services as site_services
+from planner.sites.filtersets import SiteFilterSet
+from planner.sites.forms import (
+    RackGroupForm,
+    RackImportForm,
+    SiteForm,
+)
+from planner.sites.selectors import (
+    rack_group_visible_to,
+    site_capacity,
+    site_editable_by,
+    site_visible_to,
+)
+from planner.sites.services import CSV_COLUMNS, CsvPreview
+from planner.versioning import ConflictError, StaleVersionError
+from planner.web.editing import (
+    VERSION_FIELD,
+    opened_on_older_version,
+    render_form,
+    save_form_write,
+    validating,
+)
+from planner.web.history import history_rows
+from planner.web.htmx import partial_wanted
+
+PAGE_SIZE = 50
+# Uploads waiting for "Import" live in the session, keyed by a random token. Each is at most
+# CSV_MAX_BYTES; only the newest few are kept so the session stays small.
+PENDING_IMPORTS_KEY = "rack_imports"
+MAX_PENDING_IMPORTS = 3
+
+
+# --- access ---------------------------------------------------------------------------------
+
+
+def _require_writer(user) -> None:
+    if not has_role(user, Role.FACILITY):  # admins hold every role
+        raise PermissionDenied
+
+
+def _visible_site(request: HttpRequest, pk: int) -> Site:
+    return get_object_or_404(site_visible_to(request.user).select_related("team"), pk=pk)
+
+
+def _can_edit(user, site: Site) -> bool:
+    return site_editable_by(user).filter(pk=site.pk).exists()
+
+
+def _editable_site(request: HttpRequest, pk: int) -> Site:
+    """404 when the user may not see the site at all, 403 when they may see but not change it."""
+    _require_writer(request.user)
+    site = _visible_site(request, pk)
+    if not _can_edit(request.user, site):
+        raise PermissionDenied
+    return site
+
+
+def _editable_rack_group(request: HttpRequest, pk: int) -> RackGroup:
+    _require_writer(request.user)
+    rack_group = get_object_or_404(rack_group_visible_to(request.user), pk=pk)
+    if not _can_edit(request.user, rack_group.site):
+        raise PermissionDenied
+    return rack_group
+
+
+def _deleted_rack_group_histories(site: Site, kept: set[int]) -> list[tuple[str, list]]:
+    """Rack groups deleted from the site keep their history; the last record stands in."""
+    out = []
+    gone = (
+        RackGroup.history.filter(site_id=site.pk)
+        .exclude(id__in=kept)
+        .order_by()
+        .values_list("id", flat=True)
+        .distinct()
+    )
+    for rack_group_id in gone:
+        last = RackGroup.history.filter(id=rack_group_id).latest("history_date")
+        out.append((last.name, history_rows(last.instance)))
+    return out
+
+
+# --- sites -----------------------------------------------------------------------------------
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def site_list(request: HttpRequest) -> HttpResponse:
+    filterset = SiteFilterSet(
+        request.GET or None, queryset=site_visible_to(request.user).select_related("team")
+    )
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "filter": filterset,
+        "page": page,
+        "rows": [(site, site_capacity(site=site)) for site in page],
+        "query": query.urlencode(),
+        "can_create": has_role(request.user, Role.FACILITY),
+    }
+    template = "planner/sites/site_list.html"
+    if partial_wanted(request):
+        template += "#results"
+    return render(request, template, context)
+
+
+@require_GET
+def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    site = _visible_site(request, pk)
+    rack_groups = list(site.rack_groups.prefetch_related("fabrics").order_by("name"))
+    histories = [(group.name, history_rows(group)) for group in rack_groups]
+    histories += _deleted_rack_group_histories(site, {group.pk for group in rack_groups})
+    return render(
+        request,
+        "planner/sites/site_detail.html",
+        {
+            "site": site,
+            "capacity": site_capacity(site=site),
+            "rack_groups": rack_groups,
+            "can_edit": _can_edit(request.user, site),
+            "site_history": history_rows(site),
+            "rack_group_histories": histories,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def site_create(request: HttpRequest) -> HttpResponse:
+    _require_writer(request.user)
+    team = user_team(request.user)
+    form = SiteForm(request.POST if request.method == "POST" else None, team=team)
+    if request.method == "POST" and form.is_valid() and not validating(request):
+        if team is None:
+            form.add_error(None, _("Your account belongs to no team; ask an admin to add you."))
+        else:
+            site = save_form_write(
+                form,
+                lambda: site_services.site_create(
+                    team=team, user=request.user, **form.cleaned_data
+                ),
+                conflict_message=_("Your team already has a site with this name."),
+            )
+            if site is not None:
+                messages.success(request, _("The site was created."))
+                return redirect(site)
+    return render_form(request, "planner/sites/site_form.html", {"form": form, "site": None})
+
+
+@require_http_methods(["GET", "POST"])
+def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    site = _editable_site(request, pk)
+    # The form edits a copy, so the page heading keeps the saved name while errors show.
+    form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
+    if request.method == "POST" and form.is_valid() and not validating(request):
+        saved = save_form_write(
+            form,
+            lambda: site_services.site_update(site=form.instance, **form.model_values()),
+            conflict_message=_("Your team already has a site with this name."),
+        )
+        if saved is not None:
+            messages.success(request, _("The site was saved."))
+            return redirect(saved)
+    return render_form(
+        request,
+        "planner/sites/site_form.html",
+        {"form": form, "site": site, "opened_on_older": opened_on_older_version(form, site)},
+    )
+
+
+# --- rack groups -----------------------------------------------------------------------------
+
+
+def _rack_group_form_page(
+    request: HttpRequest, *, site: Site, rack_group: RackGroup | None
+) -> HttpResponse:
+    form = RackGroupForm(
+        request.POST if request.method == "POST" else None,
+        instance=copy.copy(rack_group) if rack_group else None,
+        site=site,
+    )
+    if request.method == "POST" and form.is_valid() and not validating(request):
+        saved = save_form_write(
+            form,
+            lambda: site_services.rack_group_save(
+                rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
+            ),
+            conflict_message=_("This site already has a rack group with this name."),
+        )
+        if saved is not None:
+            messages.success(request, _("The rack group was saved."))
+            return redirect(saved)
+    return render_form(
+        request,
+        "planner/sites/rackgroup_form.html",
+        {
+            "form": form,
+            "site": site,
+            "rack_group": rack_group,
+            "opened_on_older": opened_on_older_version(form, rack_group),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def rackgroup_create(request: HttpRequest, pk: int) -> HttpResponse:
+    return _rack_group_form_page(request, site=_editable_site(request, pk), rack_group=None)
+
+
+@require_http_methods(["GET", "POST"])
+def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    rack_group = _editable_rack_group(request, pk)
+    return _rack_group_form_page(request, site=rack_group.site, rack_group=rack_group)
+
+
+@require_POST
+def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    rack_group = _editable_rack_group(request, pk)
+    site, name = rack_group.site, rack_group.name
+    # The delete button carries the version its page showed: deleting a row someone changed
+    # after that would throw away a change the person never saw.
+    posted = request.POST.get(VERSION_FIELD, "")
+    if not posted.isdigit():
+        messages.error(request, _("The page was out of date; check the rack group and try again."))
+        return redirect(site)
+    rack_group.version = int(posted)
+    try:
+        site_services.rack_group_delete(rack_group=rack_group)
+    except StaleVersionError:
+        messages.error(
+            request,
+            _(
+                "Someone else changed the rack group “%(name)s” after this page was loaded, so "
+                "it was not deleted. Check its new values and delete it again if you still "
+                "mean to."
+            )
+            % {"name": name},
+        )
+        return redirect(site)
+    messages.success(request, _("The rack group “%(name)s” was deleted.") % {"name": name})
+    return redirect(site)
+
+
+# --- CSV -------------------------------------------------------------------------------------
+
+
+@require_GET
+def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
+    site = _visible_site(request, pk)
+    response = HttpResponse(
+        site_services.rack_export_csv(site=site), content_type="text/csv; charset=utf-8"
+    )
+    filename = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "racks"]))
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=f"{filename}.csv"
+    )
+    return response
+
+
+def _pending_import_store(
+    request: HttpRequest, *, site: Site, preview: CsvPreview, data: bytes
+) -> str:
+    """Keep the upload, and the versions of the rack groups its preview showed, for Import."""
+    pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
+    while len(pending) >= MAX_PENDING_IMPORTS:  # oldest first: dicts keep insertion order
+        pending.pop(next(iter(pending)))
+    token = secrets.token_urlsafe(24)
+    pending[token] = {
+        "site": site.pk,
+        "data": base64.b64encode(data).decode("ascii"),
+        "versions": preview.versions,
+    }
+    request.session[PENDING_IMPORTS_KEY] = pending
+    return token
+
+
+def _pending_import_take(
+    request: HttpRequest, *, site: Site, token: str
+) -> tuple[bytes, dict[str, int | None]] | None:
+    """The upload saved under `token` for this site and the versions its preview showed,
+    removed so it imports at most once."""
+    pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
+    entry = pending.get(token)
+    if entry is None or entry.get("site") != site.pk or "versions" not in entry:
+        return None
+    del pending[token]
+    request.session[PENDING_IMPORTS_KEY] = pending
+    return base64.b64decode(entry["data"]), entry["versions"]
+
+
+def _preview_rows(preview: CsvPreview) -> list[dict[str, Any]]:
+    """Each row's cells in column order, with the cells at fault marked, for the template."""
+    return [
+        {
+            "line": row.line,
+            "ok": row.ok,
+            "cells": [
+                {"value": row.values.get(column, ""), "bad": column in row.errors}
+                for column in CSV_COLUMNS
+            ],
+            "problems": [
+                {"field": field, "messages": messages_} for field, messages_ in row.errors.items()
+            ],
+        }
+        for row in preview.rows
+    ]
+
+
+def _import_page(
+    request: HttpRequest,
+    site: Site,
+    *,
+    form: RackImportForm,
+    preview: CsvPreview | None = None,
+    token: str | None = None,
+    error: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    return render(
+        request,
+        "planner/sites/rack_import.html",
+        {
+            "site": site,
+            "form": form,
+            "preview": preview,
+            "rows": _preview_rows(preview) if preview else [],
+            "bad_rows": sum(1 for row in preview.rows if not row.ok) if preview else 0,
+            "token": token,
+            "error": error,
+            "columns": CSV_COLUMNS,
+        },
+        status=status,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
+    """Upload -> preview (nothing saved) -> "Import N rows", which re-checks and saves all."""
+    site = _editable_site(request, pk)
+    if request.method == "GET":
+        return _import_page(request, site, form=RackImportForm())
+    if "token" in request.POST:
+        return _rack_import_commit(request, site)
+
+    form = RackImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _import_page(request, site, form=form)
+    data = form.cleaned_data["file"].read()
+    preview = site_services.rack_csv_preview(site=site, data=data)
+    token = (
+        _pending_import_store(request, site=site, preview=preview, data=data)
+        if preview.ok
+        else None
+    )
+    return _import_page(request, site, form=RackImportForm(), preview=preview, token=token)
+
+
+def _rack_import_commit(request: HttpRequest, site: Site) -> HttpResponse:
+    pending = _pending_import_take(request, site=site, token=request.POST["token"])
+    if pending is None:
+        return _import_page(
+            request,
+            site,
+            form=RackImportForm(),
+            error=_("This upload has expired or was already imported; upload the file again."),
+            status=400,
+        )
+    data, versions = pending
+    try:
+        result = site_services.rack_import_csv(site=site, data=data, expected_versions=versions)
+    except (ConflictError, StaleVersionError, ValidationError):
+        # Someone changed the site's rack groups between the preview and the import: importing
+        # now would overwrite what the preview did not show.
+        return _import_page(
+            request,
+            site,
+            form=RackImportForm(),
+            error=_("The site changed since the preview; nothing was imported. Upload again."),
+            status=409,
+        )
+    if not result.ok:
+        return _import_page(request, site, form=RackImportForm(), preview=result)
+    count = len(result.rows)
+    messages.success(
+        request,
+        ngettext("Imported %(count)d rack group.", "Imported %(count)d rack groups.", count)
+        % {"count": count},
+    )
+    return redirect(site)

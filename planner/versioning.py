@@ -1,0 +1,45 @@
+"""Writes that never overwrite a change the writer has not seen: every versioned row carries a
+`version` raised by one on each save, and a write names the version it read."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError
+from django.db.models import Model
+
+
+class ConflictError(Exception):
+    """The write would break a uniqueness rule another row already holds."""
+
+
+class StaleVersionError(Exception):
+    """Someone else saved or deleted the row after the caller read it: writing now would
+    overwrite a change the caller has not seen."""
+
+    def __init__(self, current: Model | None, message: str = ""):
+        self.current = current  # the row as saved now; None when it is gone
+        super().__init__(message or "The row changed since it was read.")
+
+
+def claim_version(obj) -> None:
+    """Compare-and-set on the version: move the row from the version `obj` was read at to the
+    next one, or raise StaleVersionError. On PostgreSQL a concurrent writer waits on the row
+    lock and then re-checks the condition against the committed row, so of two writers that
+    read the same version exactly one gets through."""
+    model = type(obj)
+    claimed = model.objects.filter(pk=obj.pk, version=obj.version).update(version=obj.version + 1)
+    if not claimed:
+        raise StaleVersionError(model.objects.filter(pk=obj.pk).first())
+    obj.version += 1
+
+
+def save_versioned(obj) -> None:
+    """Insert a new row, or update one that is still at the version it was read at."""
+    read_at = obj.version
+    try:
+        if obj.pk is not None:
+            claim_version(obj)
+        obj.save()
+    except IntegrityError as exc:
+        # The caller's transaction rolls back on the way out, the claim with it.
+        obj.version = read_at
+        raise ConflictError(str(exc)) from None

@@ -1,0 +1,1 @@
+"""What every planner page shares: htmx partials, role checks, widgets and form fields."""

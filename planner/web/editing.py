@@ -1,0 +1,178 @@
+"""Edit forms that validate as people type and never overwrite a change they have not seen:
+the inline check, the hidden version field, and what to show when someone saved first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+
+from planner.versioning import ConflictError, StaleVersionError
+from planner.web.history import shown_value
+from planner.web.htmx import partial_wanted
+
+# The inline validation posts the form with this flag: check and re-render, never save.
+VALIDATE_FLAG = "_validate"
+
+# htmx keeps elements marked hx-preserve (matched by id) when it swaps the re-rendered form in,
+# so what a person types while a validation request is in flight is never overwritten.
+PRESERVE = {"hx-preserve": "true"}
+
+
+def preserve_inputs(form: forms.BaseForm) -> None:
+    for field in form.fields.values():
+        field.widget.attrs.update(PRESERVE)
+
+
+# The hidden field an edit form carries: the version of the record it was opened on.
+VERSION_FIELD = "version"
+
+
+class EditsOneVersion:
+    """An edit form remembers the version of the record it was opened on and hands it to the
+    service, which refuses to save over a newer one. Create forms carry no version."""
+
+    # After a refused save: where the saved record differs from the input (see site_views).
+    changed_meanwhile: list[dict[str, str]] | None = None
+
+    def _add_version_field(self) -> None:
+        if self.instance.pk is None:
+            return
+        self.fields[VERSION_FIELD] = forms.IntegerField(
+            widget=forms.HiddenInput, min_value=1, required=False, initial=self.instance.version
+        )
+
+    def _clean_version(self) -> None:
+        if VERSION_FIELD not in self.fields:
+            return
+        version = self.cleaned_data.get(VERSION_FIELD)
+        if VERSION_FIELD in self.errors or version is None:
+            # A hidden field's error would be shown nowhere; say it above the form.
+            self.errors.pop(VERSION_FIELD, None)
+            self.add_error(
+                None,
+                _(
+                    "This form does not say which version it edits; reload the page and make "
+                    "your change again."
+                ),
+            )
+            return
+        self.instance.version = version
+
+    def model_values(self) -> dict:
+        """The cleaned values the service saves: everything but the version."""
+        return {k: v for k, v in self.cleaned_data.items() if k != VERSION_FIELD}
+
+
+def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
+    """Put a service's ValidationError beside the fields it names; the rest above the form."""
+    for name, messages in error.message_dict.items():
+        form.add_error(name if name in form.fields else None, messages)
+
+
+def validating(request: HttpRequest) -> bool:
+    return request.method == "POST" and request.POST.get(VALIDATE_FLAG) == "1"
+
+
+def quiet_required_errors(form) -> None:
+    """While someone is still filling the form in, the fields they have not reached yet are
+    not errors: the inline check leaves out "required" on empty fields (Save still says it)."""
+    for name in list(form.errors):
+        if name in form.fields and all(e.code == "required" for e in form.errors[name].as_data()):
+            del form.errors[name]
+
+
+def render_form(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    if validating(request):
+        quiet_required_errors(context["form"])
+        # An inline validation request gets the form partial alone; it replaces the form.
+        if partial_wanted(request):
+            template += "#form"
+    return render(request, template, context)
+
+
+def save_form_write(form, write, *, conflict_message: str) -> Model | None:
+    """Run a service write; its refusals land on the form instead of becoming a 500."""
+    try:
+        return write()
+    except ConflictError:
+        form.add_error("name", conflict_message)
+    except ValidationError as exc:
+        apply_service_errors(form, exc)
+    except StaleVersionError as exc:
+        show_newer_version(form, exc.current)
+    return None
+
+
+def show_newer_version(form, current: Model | None) -> None:
+    """Someone saved the record after this form was opened. Nothing was written: the form keeps
+    what the person typed, lists where the saved record now differs from it, and carries the
+    newer version, so pressing Save again means "mine over theirs", knowingly."""
+    noun = form.instance._meta.verbose_name
+    if current is None:
+        form.add_error(
+            None,
+            _(
+                "Someone else deleted this %(noun)s while you were editing it, so it was not "
+                "saved. Your input is still below."
+            )
+            % {"noun": noun},
+        )
+        return
+    form.add_error(
+        None,
+        _(
+            "Someone else saved this %(noun)s while you were editing it, so your changes were "
+            "not saved yet. Their values are listed below beside yours, and your input is still "
+            "in the form: check it and save again to keep yours."
+        )
+        % {"noun": noun},
+    )
+    form.changed_meanwhile = differences(form, current)
+    form.data = form.data.copy()
+    form.data[form.add_prefix(VERSION_FIELD)] = str(current.version)
+
+
+def differences(form, current: Model) -> list[dict[str, str]]:
+    """The fields where the saved record and the person's input disagree, as people read them."""
+    rows = []
+    for name, field in form.fields.items():
+        if name == VERSION_FIELD or name not in form.cleaned_data:
+            continue
+        model_field = current._meta.get_field(name)
+        if model_field.many_to_many:
+            saved = sorted(str(obj) for obj in getattr(current, name).all())
+            yours = sorted(str(obj) for obj in form.cleaned_data[name])
+            if saved != yours:
+                rows.append(
+                    {
+                        "label": field.label,
+                        "saved": ", ".join(saved) or "—",
+                        "yours": ", ".join(yours) or "—",
+                    }
+                )
+            continue
+        saved, yours = getattr(current, name), form.cleaned_data[name]
+        if saved != yours:
+            rows.append(
+                {
+                    "label": field.label,
+                    "saved": shown_value(model_field, saved),
+                    "yours": shown_value(model_field, yours),
+                }
+            )
+    return rows
+
+
+def opened_on_older_version(form, saved: Model | None) -> bool:
+    """True when the form was opened on a version older than the one saved now: the page warns
+    while the person is still typing (the inline validation re-renders it), before any Save."""
+    if saved is None or not form.is_bound or VERSION_FIELD not in form.fields:
+        return False
+    posted = form.data.get(form.add_prefix(VERSION_FIELD), "")
+    return posted.isdigit() and int(posted) < saved.version

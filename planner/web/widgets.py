@@ -1,0 +1,18 @@
+"""Form widgets for figures people type, some in scientific notation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+
+def number_input(placeholder: Any = None, **attrs: Any) -> forms.NumberInput:
+    if placeholder is not None:
+        attrs["placeholder"] = placeholder
+    return forms.NumberInput(attrs=attrs)
+
+
+def decimal_text(placeholder: str) -> forms.TextInput:
+    """Text, not number, so 2e-5 and 1e12 can be typed as they are usually written."""
+    return forms.TextInput(attrs={"inputmode": "decimal", "placeholder": placeholder})

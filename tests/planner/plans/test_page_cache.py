@@ -1,0 +1,103 @@
+"""The plan page keeps its rendered ranking and rejected-builds sections in the shared cache:
+a second view of the same plan, language, weights and page costs no re-ranking, and anything
+that changes what the sections show gives another key."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from accounts.roles import Role
+from accounts.services import team_get_or_create, user_create
+from planner.plans.views import plans as plan_views
+from planner.plans.services import plan_create
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = {
+    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11, "seq_len": 4096},
+    "name": "Cluster 2026",
+    "accelerators": ["amd-mi300x", "nvidia-h100-sxm5-80gb", "nvidia-rtx-4090"],
+    "count": {"min": 8, "max": 64},
+}
+ONLY_SOFTWARE = {
+    "memory_capacity": 0,
+    "memory_bandwidth": 0,
+    "interconnect": 0,
+    "cooling": 0,
+    "software": 100,
+}
+
+
+@pytest.fixture
+def viewer():
+    team = team_get_or_create(name="Alpha")
+    return user_create(username="vera", password="plan-the-racks-42", role=Role.VIEWER, team=team)
+
+
+@pytest.fixture
+def plan(loaded_catalog, viewer):
+    return plan_create(data=QUESTION, user=viewer, team=viewer.profile.team)
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """How many times the page's costly context was built."""
+    calls = []
+    real = plan_views._plan_page_context
+    monkeypatch.setattr(
+        plan_views,
+        "_plan_page_context",
+        lambda request, plan: calls.append(plan.pk) or real(request, plan),
+    )
+    return calls
+
+
+def unmasked(html: str) -> str:
+    html = re.sub(r'"X-CSRFToken": "[^"]+"', "", html)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_second_view_is_served_from_the_cache_with_the_same_html(viewer, plan, renders):
+    client = client_for(viewer)
+    first = client.get(plan.get_absolute_url()).content.decode()
+    second = client.get(plan.get_absolute_url()).content.decode()
+    assert renders == [plan.pk]
+    # The same page but for the CSRF token, which Django masks afresh for each response.
+    assert unmasked(first) == unmasked(second)
+    assert f"{len(plan.ranking['rejected'])} rejected builds" in second
+
+
+def test_weights_pages_and_htmx_partials_each_have_their_own_entry(viewer, plan, renders):
+    client = client_for(viewer)
+    default = client.get(plan.get_absolute_url()).content.decode()
+    software = client.get(plan.get_absolute_url(), ONLY_SOFTWARE).content.decode()
+    assert default != software and len(renders) == 2
+    # The partial HTMX asks for is the page's own ranking section, already cached.
+    partial = client.get(plan.get_absolute_url(), ONLY_SOFTWARE, HTTP_HX_REQUEST="true")
+    assert len(renders) == 2
+    section = partial.content.decode()
+    assert section.lstrip().startswith('<section id="results"') and section in software
+
+
+def test_another_language_is_rendered_in_that_language(viewer, plan, renders):
+    client = client_for(viewer)
+    english = client.get(plan.get_absolute_url()).content.decode()
+    chinese = client.get(plan.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "Ranking" in english and "排名" in chinese and "排名" not in english
+    assert len(renders) == 2
+
+
+def test_a_plan_saved_again_is_rendered_again(viewer, plan, renders):
+    client = client_for(viewer)
+    client.get(plan.get_absolute_url())
+    plan.name = "Cluster 2027"
+    plan.save()
+    client.get(plan.get_absolute_url())
+    assert renders == [plan.pk, plan.pk]

@@ -1,0 +1,322 @@
+"""Recommendations over the real catalog, held to the seeds' examples."""
+
+import pytest
+
+from planner.engine import RequestError
+from planner.plans.services import recommend_run
+
+pytestmark = pytest.mark.django_db
+
+LLAMA2_7B_TUNE = {
+    "task": "finetune",
+    "model": "meta-llama-2-7b",
+    "seq_len": 512,
+    "global_batch": 8,
+    "tokens": 1e8,
+}
+
+
+def ranked(answer):
+    return [(c["accelerator"], c["server"], c["count"]) for c in answer["candidates"]]
+
+
+def rejected_reasons(answer, accelerator):
+    return [r["reason"] for r in answer["rejected"] if r["accelerator"] == accelerator]
+
+
+def test_full_finetune_of_7b_is_rejected_on_one_3090_while_lora_and_qlora_fit(loaded_catalog):
+    # The seeds: full fine-tuning a 7B model on a 24 GB RTX 3090 runs out of memory on the
+    # optimizer states alone; LoRA-style tuning fits.
+    question = {"accelerators": ["nvidia-rtx-3090"], "count": {"max": 1}}
+    full = recommend_run(data={**question, "workload": {**LLAMA2_7B_TUNE, "method": "full"}})
+    assert full["candidates"] == []
+    assert any("does not fit in memory" in r for r in rejected_reasons(full, "nvidia-rtx-3090"))
+    assert "does not fit in memory" in full["why_none"]
+    for method in ("lora", "qlora"):
+        answer = recommend_run(data={**question, "workload": {**LLAMA2_7B_TUNE, "method": method}})
+        assert ranked(answer) and answer["candidates"][0]["accelerator"] == "nvidia-rtx-3090", (
+            method
+        )
+
+
+def test_a_7b_model_in_int8_serves_from_a_12_to_16_gb_card(loaded_catalog):
+    from catalog.models import Accelerator
+
+    cards = list(
+        Accelerator.objects.filter(memory_gib__gte=12, memory_gib__lte=16).values_list(
+            "slug", flat=True
+        )
+    )
+    assert cards, "the catalog needs a 12-16 GB card for this check"
+    workload = {
+        "task": "inference",
+        "model": "meta-llama-2-7b",
+        "precision": "int8",
+        "inference": {"batch": 1, "prompt_len": 512, "output_len": 128},
+    }
+    answer = recommend_run(data={"workload": workload, "accelerators": cards, "count": {"max": 1}})
+    fitting = [c for c in answer["candidates"] if c["estimate"]["memory"]["per_device_gib"] <= 16]
+    assert fitting, answer.get("why_none")
+    assert all(c["estimate"]["memory"]["weights_gib"] < 8 for c in fitting)
+
+
+def test_eight_dgx_a100_in_15_kw_air_racks_need_four_racks_bound_by_power(loaded_catalog):
+    # A DGX A100 draws up to 6.5 kW: two fit a 15 kW rack, so eight need four racks.
+    workload = {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10}
+    site = {"racks": [{"count": 10, "power_kw": 15, "cooling_kw": 15, "units": 42, "max_kg": 1200}]}
+    answer = recommend_run(
+        data={
+            "workload": workload,
+            "site": site,
+            "accelerators": ["nvidia-a100-sxm4-80gb"],
+            "count": {"min": 64, "max": 64},
+        }
+    )
+    dgx = next(c for c in answer["candidates"] if c["server"] == "nvidia-dgx-a100")
+    assert dgx["nodes"] == 8
+    assert dgx["fit"]["racks_needed"] == 4 and dgx["fit"]["binding"] == "power"
+    assert dgx["fit"]["servers_per_rack"] == 2
+
+
+def test_ascend_910b_scores_lower_on_software_than_h100(loaded_catalog):
+    workload = {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10}
+    answer = recommend_run(
+        data={
+            "workload": workload,
+            "accelerators": ["nvidia-h100-sxm5-80gb", "huawei-ascend-910b"],
+            "count": {"min": 8, "max": 8},
+            "limit": 50,
+        }
+    )
+    software = {c["accelerator"]: c["scores"]["software"] for c in answer["candidates"]}
+    assert software["huawei-ascend-910b"] < software["nvidia-h100-sxm5-80gb"]
+    reasons = {c["accelerator"]: c["reasons"]["software"] for c in answer["candidates"]}
+    assert "CANN" in reasons["huawei-ascend-910b"] and "CUDA" in reasons["nvidia-h100-sxm5-80gb"]
+
+
+def test_the_ranking_is_deterministic(loaded_catalog):
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11},
+        "count": {"min": 8, "max": 64},
+        "limit": 100,
+    }
+    assert recommend_run(data=question) == recommend_run(data=question)
+
+
+def test_a_zero_weight_removes_a_dimension(loaded_catalog):
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11},
+        "count": {"min": 8, "max": 8},
+        "limit": 100,
+    }
+    only_software = recommend_run(
+        data={
+            **question,
+            "weights": {
+                "memory_capacity": 0,
+                "memory_bandwidth": 0,
+                "interconnect": 0,
+                "cooling": 0,
+                "software": 1,
+            },
+        }
+    )
+    overall = [c["overall"] for c in only_software["candidates"]]
+    assert overall == [c["scores"]["software"] for c in only_software["candidates"]]
+    assert overall == sorted(overall, reverse=True)
+
+
+def test_a_plan_with_no_viable_candidate_says_why(loaded_catalog):
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-70b", "tokens": 2e12},
+        "deadline_days": 1,
+        "count": {"min": 8, "max": 16},
+    }
+    answer = recommend_run(data=question)
+    assert answer["candidates"] == []
+    assert "misses the deadline" in answer["why_none"]
+
+
+def test_budget_and_deadline_reject_with_their_reasons(loaded_catalog):
+    question = {
+        "workload": {
+            "task": "finetune",
+            "model": "meta-llama-2-7b",
+            "method": "qlora",
+            "tokens": 1e9,
+            "seq_len": 512,
+        },
+        "accelerators": ["nvidia-rtx-4090", "nvidia-rtx-5090"],
+        "count": {"max": 4},
+        "budget": {"capex": 3000, "currency": "USD"},
+        "limit": 50,
+    }
+    answer = recommend_run(data=question)
+    over = [r for r in answer["rejected"] if "over the capex budget" in r["reason"]]
+    assert over, "four RTX cards cost more than 3,000 USD"
+    assert all(c["cost"]["capex"] <= 3000 for c in answer["candidates"])
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({}, "workload"),
+        ({"workload": {"task": "train", "model": "nope"}}, "workload.model"),
+        (
+            {"workload": {"task": "train", "model": "meta-llama-3-8b", "accelerator": "nvidia-l4"}},
+            "workload.accelerator",
+        ),
+        (
+            {"workload": {"task": "train", "model": "meta-llama-3-8b"}, "count": {"min": 0}},
+            "count.min",
+        ),
+        (
+            {"workload": {"task": "train", "model": "meta-llama-3-8b"}, "weights": {"speed": 1}},
+            "weights.speed",
+        ),
+        (
+            {
+                "workload": {"task": "train", "model": "meta-llama-3-8b"},
+                "site": {"racks": [{"power_kw": -1}]},
+            },
+            "site.racks[0].power_kw",
+        ),
+        (
+            {
+                "workload": {"task": "train", "model": "meta-llama-3-8b"},
+                "accelerators": ["gpu-9000"],
+            },
+            "accelerators",
+        ),
+    ],
+)
+def test_bad_questions_name_the_field(loaded_catalog, data, field):
+    with pytest.raises(RequestError) as excinfo:
+        recommend_run(data=data)
+    assert excinfo.value.field == field
+
+
+def test_recommend_command_prints_json_and_exits_2_on_bad_input(
+    loaded_catalog, capsys, monkeypatch
+):
+    import io
+    import json
+    import sys
+
+    from django.core.management import call_command
+
+    monkeypatch.setattr(
+        sys,
+        "stdin",
+        io.StringIO(
+            json.dumps(
+                {
+                    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+                    "count": {"min": 8, "max": 8},
+                    "limit": 3,
+                }
+            )
+        ),
+    )
+    call_command("recommend", "-")
+    answer = json.loads(capsys.readouterr().out)
+    assert len(answer["candidates"]) == 3 and answer["candidates"][0]["scores"].keys() == {
+        "memory_capacity",
+        "memory_bandwidth",
+        "interconnect",
+        "cooling",
+        "software",
+    }
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"workload": {"task": "train", "model": "x"}}'))
+    with pytest.raises(SystemExit) as excinfo:
+        call_command("recommend", "-")
+    assert excinfo.value.code == 2
+    assert "workload.model" in capsys.readouterr().err
+
+
+def test_a_saved_site_is_named_in_the_question(loaded_catalog):
+    from accounts.services import team_get_or_create
+    from planner.models import RackGroup, Site
+
+    site = Site.objects.create(
+        team=team_get_or_create(name="Infra"),
+        name="Hall A",
+        electricity_price_per_kwh=0.6,
+        pue=1.4,
+        currency="CNY",
+    )
+    RackGroup.objects.create(
+        site=site, name="Row 1", count=2, power_kw=15, cooling_kw=15, units=42, max_kg=1200
+    )
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "site": "Hall A",
+        "accelerators": ["nvidia-a100-sxm4-80gb"],
+        "count": {"min": 64, "max": 64},
+    }
+    answer = recommend_run(data=question)
+    assert answer["currency"] == "CNY"
+    dgx = next(
+        c for c in answer["candidates"] + answer["rejected"] if c["server"] == "nvidia-dgx-a100"
+    )
+    # Eight DGX A100 need four 15 kW racks; Hall A has two.
+    assert any("over the site's racks" in f for f in dgx["failures"])
+    with pytest.raises(RequestError) as excinfo:
+        recommend_run(data={**question, "site": "Hall B"})
+    assert excinfo.value.field == "site"
+
+
+def test_a_plan_cannot_read_another_teams_site_by_name(loaded_catalog):
+    from accounts.services import team_get_or_create, user_create
+    from planner.models import Site
+    from planner.plans.services import plan_create
+
+    Site.objects.create(
+        team=team_get_or_create(name="Alpha"),
+        name="Secret hall",
+        electricity_price_per_kwh=0.6,
+        pue=1.4,
+    )
+    beta = team_get_or_create(name="Beta")
+    outsider = user_create(username="bo", password="pw-bo-12345", role="planner", team=beta)
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "site": "Secret hall",
+        "count": {"max": 8},
+    }
+    with pytest.raises(RequestError) as excinfo:
+        plan_create(data=question, user=outsider, team=beta)
+    assert excinfo.value.field == "site"
+
+
+def test_a_plan_uses_a_calibration_profile_for_its_card(loaded_catalog):
+    import json
+    from pathlib import Path
+
+    from planner.calibrations.services import calibration_create
+
+    probe = json.loads(
+        (Path(__file__).resolve().parents[2] / "fixtures" / "h200-probe.json").read_text()
+    )
+    profile = calibration_create(probe=probe)
+    question = {
+        "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
+        "accelerators": ["nvidia-h200-sxm-141gb", "nvidia-h100-sxm5-80gb"],
+        "count": {"min": 8, "max": 8},
+        "limit": 50,
+    }
+    plain = recommend_run(data=question)
+    measured = recommend_run(data={**question, "calibration": profile.pk})
+
+    def days(answer, card):
+        return next(
+            c["estimate"]["time"]["days"] for c in answer["candidates"] if c["accelerator"] == card
+        )
+
+    assert days(measured, "nvidia-h200-sxm-141gb") != days(plain, "nvidia-h200-sxm-141gb")
+    assert days(measured, "nvidia-h100-sxm5-80gb") == days(plain, "nvidia-h100-sxm5-80gb")
+    h200 = next(c for c in measured["candidates"] if c["accelerator"] == "nvidia-h200-sxm-141gb")
+    assert h200["estimate"]["calibration"]["profile"] == profile.name
+    with pytest.raises(RequestError) as excinfo:
+        recommend_run(data={**question, "calibration": 999})
+    assert excinfo.value.field == "calibration"
