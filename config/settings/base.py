@@ -174,6 +174,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Pydantic writes optional fields as anyOf [..., null], which OpenAPI 3.1 (JSON Schema
+    # 2020-12) reads as it is meant.
+    "OAS_VERSION": "3.1.0",
     "ENUM_NAME_OVERRIDES": {
         "MaturityEnum": "catalog.choices.Maturity",
         "AcceleratorCoolingEnum": "catalog.choices.Cooling",
@@ -183,6 +186,11 @@ SPECTACULAR_SETTINGS = {
         "CurrencyEnum": "catalog.choices.Currency",
         "SimulationKindEnum": "planner.choices.SimulationKind",
         "SimulationStatusEnum": "planner.choices.SimulationStatus",
+        "RackCoolingEnum": "planner.choices.RackCooling",
+        "FeedsEnum": "planner.choices.Feeds",
+        # The same choices as the contract declares them (values without labels).
+        "RackCoolingValuesEnum": ["air", "rdhx", "liquid"],
+        "FeedsValuesEnum": ["single", "2n"],
     },
 }
 

@@ -13,11 +13,10 @@ from catalog.models import Accelerator
 from planner.adapters import accelerator_spec
 from planner.engine import RequestError
 from planner.engine.calibrate import derive
+from planner.engine.contract import parse
+from planner.engine.contract.calibration import ProbeReport
 from planner.engine.specs import CalibrationSpec
 from planner.models import CalibrationProfile
-
-SCHEMA = "flopfit-probe/1"
-MAX_TRAINING_STEPS = 16
 
 
 def _tokens(text: str) -> set[str]:
@@ -60,52 +59,10 @@ def match_accelerator(device: dict) -> Accelerator | None:
 
 
 def _validate(probe: Any) -> dict:
+    """The report as it came, once the contract has checked what the calibration reads."""
     if not isinstance(probe, dict):
         raise RequestError("probe", "must be the JSON object flopfit-probe writes")
-    if probe.get("schema") != SCHEMA:
-        raise RequestError("schema", f"must be {SCHEMA!r}, not {probe.get('schema')!r}")
-    device = probe.get("device")
-    if not isinstance(device, dict) or not isinstance(device.get("name"), str):
-        raise RequestError("device.name", "is required")
-    for section in ("matmul", "memory"):
-        if not isinstance(probe.get(section), dict):
-            raise RequestError(section, "is required")
-    steps = probe.get("training", [])
-    if not isinstance(steps, list) or len(steps) > MAX_TRAINING_STEPS:
-        raise RequestError("training", f"must be a list of at most {MAX_TRAINING_STEPS} steps")
-    needed = (
-        "name",
-        "layers",
-        "hidden",
-        "heads",
-        "kv_heads",
-        "ffn",
-        "vocab",
-        "seq_len",
-        "micro_batch",
-        "params",
-        "tokens_per_s",
-    )
-    for i, step in enumerate(steps):
-        if not isinstance(step, dict):
-            raise RequestError(f"training[{i}]", "must be an object")
-        for key in needed:
-            value = step.get(key)
-            if key == "name":
-                if not isinstance(value, str):
-                    raise RequestError(f"training[{i}].name", "is required")
-            elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise RequestError(f"training[{i}].{key}", "must be a positive number")
-        if step["hidden"] % step["heads"] or step["heads"] % step["kv_heads"]:
-            raise RequestError(
-                f"training[{i}].heads", "must divide hidden and be a multiple of kv_heads"
-            )
-    for precision, entry in probe["matmul"].items():
-        rate = entry.get("tflops") if isinstance(entry, dict) else None
-        if rate is not None and (
-            isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0
-        ):
-            raise RequestError(f"matmul.{precision}.tflops", "must be a positive number")
+    parse(ProbeReport, probe, root="probe")
     return probe
 
 

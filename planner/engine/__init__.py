@@ -8,8 +8,8 @@ by an older engine can be told apart after the formulas change.
 
 MODEL_VERSION = "1.0.0"
 
+from planner.engine.errors import RequestError  # noqa: E402
 from planner.engine.estimate import Estimate, estimate  # noqa: E402
-from planner.engine.request import RequestError, request_from_dict  # noqa: E402
 from planner.engine.specs import (  # noqa: E402
     AcceleratorSpec,
     EstimateRequest,
@@ -30,5 +30,4 @@ __all__ = [
     "ParallelSpec",
     "RequestError",
     "estimate",
-    "request_from_dict",
 ]

@@ -10,12 +10,11 @@ limits, and zero where the server needs liquid loops the rack lacks.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from planner.engine.efficiency import CONSUMER_THERMAL_FACTOR
-from planner.engine.request import RequestError, _choice, _mapping, _number, _unknown_keys
 
 RackCooling = Literal["air", "rdhx", "liquid"]
 ServerCooling = Literal["air", "liquid"]
@@ -205,142 +204,4 @@ def fit(
         yearly_energy_cost=None if price_per_kwh is None else yearly_energy_kwh * price_per_kwh,
         eta_thermal=eta_thermal(rack, server),
         warnings=tuple(warnings),
-    )
-
-
-# Request parsing ----------------------------------------------------------------------------
-
-ServerResolver = Callable[[str, str | None], ServerFacilitySpec]
-
-TOP_LEVEL_KEYS = {"rack", "server", "accelerator", "servers", "pue", "price_per_kwh"}
-RACK_KEYS = {
-    "power_kw",
-    "cooling_kw",
-    "units",
-    "max_kg",
-    "inlet_c",
-    "cooling",
-    "liquid_loops",
-    "feeds",
-}
-SERVER_KEYS = {
-    "power_kw",
-    "units",
-    "kg",
-    "cooling",
-    "airflow",
-    "accelerators",
-    "open_air_cards",
-    "max_inlet_c",
-    "power_estimated",
-    "name",
-}
-# Inlet temperatures outside this range are typing errors, not rooms.
-INLET_RANGE_C = (0, 60)
-
-
-def _positive(data: Mapping, key: str, path: str, *, required: bool = False, integer=False):
-    value = _number(data, key, path, required=required, integer=integer)
-    if value is not None and value <= 0:
-        raise RequestError(path, f"must be greater than 0, not {value}")
-    return value
-
-
-def _flag(data: Mapping, key: str, path: str, default: bool | None) -> bool | None:
-    value = data.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise RequestError(path, f"must be true or false, not {value!r}")
-    return value
-
-
-def _rack(value) -> RackSpec:
-    if value is None:
-        raise RequestError("rack", "is required")
-    data = _mapping(value, "rack")
-    _unknown_keys(data, RACK_KEYS, "rack")
-    low, high = INLET_RANGE_C
-    return RackSpec(
-        power_kw=float(_positive(data, "power_kw", "rack.power_kw", required=True)),
-        cooling_kw=float(_positive(data, "cooling_kw", "rack.cooling_kw", required=True)),
-        units=_positive(data, "units", "rack.units", required=True, integer=True),
-        max_kg=float(_positive(data, "max_kg", "rack.max_kg", required=True)),
-        inlet_c=float(
-            _number(
-                data,
-                "inlet_c",
-                "rack.inlet_c",
-                minimum=low,
-                maximum=high,
-                default=DEFAULT_INLET_C,
-            )
-        ),
-        cooling=_choice(data, "cooling", "rack.cooling", RACK_COOLING, "air"),
-        liquid_loops=_flag(data, "liquid_loops", "rack.liquid_loops", None),
-        feeds=_choice(data, "feeds", "rack.feeds", FEEDS, "single"),
-    )
-
-
-def _server(value, accelerator: str | None, resolve: ServerResolver) -> ServerFacilitySpec:
-    if value in (None, ""):
-        raise RequestError("server", "is required")
-    if isinstance(value, str):
-        return resolve(value, accelerator)
-    data = _mapping(value, "server")
-    if accelerator is not None:
-        raise RequestError(
-            "accelerator", "applies only to a catalog server; give an inline server's power_kw"
-        )
-    _unknown_keys(data, SERVER_KEYS, "server")
-    kg = _positive(data, "kg", "server.kg")
-    low, high = INLET_RANGE_C
-    return ServerFacilitySpec(
-        power_kw=float(_positive(data, "power_kw", "server.power_kw", required=True)),
-        units=_positive(data, "units", "server.units", required=True, integer=True),
-        kg=None if kg is None else float(kg),
-        cooling=_choice(data, "cooling", "server.cooling", SERVER_COOLING, "air"),
-        airflow=_choice(data, "airflow", "server.airflow", AIRFLOW, "front_to_back"),
-        accelerators=_number(
-            data, "accelerators", "server.accelerators", integer=True, minimum=0, default=0
-        ),
-        open_air_cards=_flag(data, "open_air_cards", "server.open_air_cards", False),
-        max_inlet_c=float(
-            _number(
-                data,
-                "max_inlet_c",
-                "server.max_inlet_c",
-                minimum=low,
-                maximum=high,
-                default=DEFAULT_MAX_INLET_C,
-            )
-        ),
-        power_estimated=_flag(data, "power_estimated", "server.power_estimated", False),
-        name=str(data.get("name", "inline server")),
-    )
-
-
-def fit_request_from_dict(data: Any, *, resolve_server: ServerResolver) -> FitRequest:
-    """Validate a fit question and fill its defaults: inlet 25 °C, air cooling, liquid loops
-    only in a liquid rack, a single feed, one server, PUE 1.0, no energy price.
-
-    `resolve_server(slug, accelerator_slug)` turns a catalog server (with the cards named by the
-    optional top-level "accelerator") into a spec, or raises `RequestError`."""
-    data = _mapping(data, "request")
-    _unknown_keys(data, TOP_LEVEL_KEYS, "")
-    rack = _rack(data.get("rack"))
-    accelerator = data.get("accelerator")
-    if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
-        raise RequestError("accelerator", "must be a catalog slug")
-    server = _server(data.get("server"), accelerator, resolve_server)
-    price = _number(data, "price_per_kwh", "price_per_kwh", minimum=0)
-    return FitRequest(
-        rack=rack,
-        server=server,
-        servers=_number(
-            data, "servers", "servers", integer=True, minimum=1, maximum=1_000_000, default=1
-        ),
-        # PUE = facility power / IT power, so never below 1 (The Green Grid, WP#49).
-        pue=float(_number(data, "pue", "pue", minimum=1, maximum=5, default=1.0)),
-        price_per_kwh=None if price is None else float(price),
     )

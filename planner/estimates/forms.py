@@ -10,7 +10,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Accelerator, Fabric, ModelArchitecture
-from planner.engine.request import (
+from planner.engine.contract.estimate import (
     DEFAULT_FINETUNE_TOKENS,
     DEFAULT_GLOBAL_BATCH,
     TOKENS_PER_PARAM,

@@ -4,13 +4,15 @@ engine specs, the answer returned as plain data. Views, the API and the commands
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from catalog.choices import Airflow, Cooling, Segment
 from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
 from planner.adapters import accelerator_spec, fabric_spec, model_spec
-from planner.engine import RequestError, estimate, request_from_dict
-from planner.engine.facility import FitRequest, ServerFacilitySpec, fit, fit_request_from_dict
+from planner.engine import RequestError, estimate
+from planner.engine.contract import EstimateQuestion, fit_request_from_dict, parse
+from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
 from planner.engine.specs import EstimateRequest
 
 
@@ -24,23 +26,25 @@ def _resolver(model, convert, field: str):
     return resolve
 
 
+def catalog_resolvers() -> dict[str, Callable[[str], Any]]:
+    """Slug resolvers for the contract: catalog rows as engine specs, or `RequestError`."""
+    return {
+        "resolve_model": _resolver(ModelArchitecture, model_spec, "model"),
+        "resolve_accelerator": _resolver(Accelerator, accelerator_spec, "accelerator"),
+        "resolve_fabric": _resolver(Fabric, fabric_spec, "fabric"),
+    }
+
+
 def estimate_request(*, data: Any, user=None) -> EstimateRequest:
     """Validate an estimate question (the contract's JSON), resolving catalog slugs and, under
     "calibration", a calibration profile's id: among those `user` may see when a user is
     given (the command line sees them all)."""
-    profile_id = data.get("calibration") if isinstance(data, dict) else None
-    if isinstance(data, dict) and "calibration" in data:
-        data = {k: v for k, v in data.items() if k != "calibration"}
-    request = request_from_dict(
-        data,
-        resolve_model=_resolver(ModelArchitecture, model_spec, "model"),
-        resolve_accelerator=_resolver(Accelerator, accelerator_spec, "accelerator"),
-        resolve_fabric=_resolver(Fabric, fabric_spec, "fabric"),
-    )
-    if profile_id is None:
+    question = parse(EstimateQuestion, data)
+    request = question.to_request(**catalog_resolvers())
+    if question.calibration is None:
         return request
     return dataclasses.replace(
-        request, calibration=_calibration(profile_id, data.get("accelerator"), user)
+        request, calibration=_calibration(question.calibration, question.accelerator, user)
     )
 
 

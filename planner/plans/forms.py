@@ -2,7 +2,7 @@
 becomes the recommend question of `planner.plans`, and the five weights that re-order a plan.
 
 Validation beyond the field types is the engine's: a workload is checked by the same
-`estimate_request` the plan runs, and a plan's `RequestError` is put beside the field it names
+contract the plan runs, and a plan's `RequestError` is put beside the field it names
 (`PlanForm.error_field`), so the pages, the API and `manage.py recommend` answer the same
 errors. Workload writes are in planner/workloads.py; reads in planner/selectors.py."""
 
@@ -18,10 +18,9 @@ from catalog.choices import Currency, SoftwareStack
 from catalog.models import Accelerator, ModelArchitecture
 from planner.engine import RequestError
 from planner.engine.scoring import DIMENSIONS
-from planner.estimates.services import estimate_request
 from planner.models import Plan, Site, Workload
 from planner.plans.figures import DIMENSION_LABELS
-from planner.plans.question import ANY_CARD
+from planner.plans.question import workload_request
 from planner.plans.selectors import WEIGHT_SCALE, default_weights
 from planner.sites.selectors import site_visible_to
 from planner.web.fields import DEFAULT_MODEL, METHOD_CHOICES
@@ -100,9 +99,9 @@ class WorkloadForm(forms.Form):
         if self.errors:
             return cleaned
         try:
-            # The plan picks accelerator and count per candidate; a stand-in card lets the
-            # engine check everything else now, as planner.plans does.
-            estimate_request(data={**self._question(), "accelerator": ANY_CARD, "count": 1})
+            # The plan picks accelerator and count per candidate; the contract checks the rest
+            # now, as the plan will.
+            workload_request(data=self._question())
         except RequestError as exc:
             field = self.ERROR_FIELDS.get(exc.field, exc.field.removeprefix("inference."))
             self.add_error(

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
 from planner.engine import MODEL_VERSION
+from planner.engine.contract.base import without_nulls
 from planner.engine.recommend import (
     Ranking,
     recommend,
@@ -51,11 +52,13 @@ def _why_none(ranking: Ranking) -> str:
 @transaction.atomic
 def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
     """Rank once and keep every candidate: new weights only re-order them (plan_ranking).
-    A site named in the question is looked up among the sites `user` may see."""
+    A site named in the question is looked up among the sites `user` may see. The question is
+    kept without the keys given as null, which mean their defaults."""
     question, currency, _limit = plan_question(
         data=data, site=site, sites=site_visible_to(user), user=user
     )
     answer = _answer(recommend(question), currency=currency, limit=None)
+    data = without_nulls(data)
     return Plan.objects.create(
         name=str(data.get("name") or "Plan")[:200],
         team=team,

@@ -1,5 +1,5 @@
 """The simulation pages' questions: two forms whose cleaned data becomes the simulation JSON of
-`planner.engine.simulate.request`, and the FilterSet the HTML list and the API share.
+`planner.engine.simulate.question`, and the FilterSet the HTML list and the API share.
 
 Validation beyond the field types is the engine's: the view passes the JSON to
 `simulation_start` and puts the `RequestError` it may raise beside the field it names
@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Accelerator, Fabric, ModelArchitecture
 from planner.choices import SimulationKind
-from planner.engine.simulate.request import MAX_REQUESTS, MAX_TRIALS
+from planner.engine.simulate.question import MAX_REQUESTS, MAX_TRIALS
 from planner.engine.specs import FabricSpec, InferenceSpec, ReliabilitySpec
 from planner.web.fields import (
     DEFAULT_ACCELERATOR,

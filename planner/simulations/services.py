@@ -15,13 +15,8 @@ from django.utils import timezone
 
 from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION, RequestError
-from planner.engine.simulate.request import (
-    SimulationQuestion,
-    inputs_hash,
-    simulation_from_dict,
-    sweep_from_dict,
-    sweep_summary,
-)
+from planner.engine.contract.simulation import simulation_from_dict, sweep_from_dict
+from planner.engine.simulate.question import SimulationQuestion, inputs_hash, sweep_summary
 from planner.estimates.services import estimate_request
 from planner.models import Simulation
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import psycopg
 import requests
 
-from planner.engine.simulate.request import MAX_REQUESTS
+from planner.engine.simulate.question import MAX_REQUESTS
 from tests.faults.conftest import app_environment
 from tests.processes import wait_for
 

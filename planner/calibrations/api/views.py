@@ -25,11 +25,11 @@ from accounts.services import user_team
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
 from planner.calibrations.api.serializers import (
     CalibrationSerializer,
-    ProbeReportSerializer,
 )
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
+from planner.engine.contract.calibration import ProbeReport
 
 # --- documentation ---------------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ EXAMPLES = [
         description="The body is the report as flopfit-probe wrote it. When its device matches "
         'a catalog card the factors are derived; use them with `"calibration": <id>` in an '
         "estimate question.",
-        request=ProbeReportSerializer,
+        request=ProbeReport,
         parameters=[CalibrationQuerySerializer, LOCATION],
         responses={
             201: OpenApiResponse(CalibrationSerializer, description="Stored."),

@@ -9,14 +9,9 @@ from rest_framework.views import APIView
 
 from planner.api.responses import FieldErrorsSerializer
 from planner.engine import RequestError
-from planner.estimates.api.serializers import (
-    EXAMPLES,
-    FIT_EXAMPLES,
-    EstimateRequestSerializer,
-    EstimateResponseSerializer,
-    FitRequestSerializer,
-    FitResponseSerializer,
-)
+from planner.engine.contract import EstimateQuestion, FitQuestion
+from planner.engine.contract.answers import EstimateAnswer, FitAnswer
+from planner.estimates.api.examples import EXAMPLES, FIT_EXAMPLES
 from planner.estimates.services import estimate_run, fit_run
 
 
@@ -28,9 +23,9 @@ class EstimateView(APIView):
 
     @extend_schema(
         operation_id="estimate_create",
-        request=EstimateRequestSerializer,
+        request=EstimateQuestion,
         responses={
-            200: EstimateResponseSerializer,
+            200: EstimateAnswer,
             400: OpenApiResponse(
                 FieldErrorsSerializer, description="A field is missing or wrong; the key names it."
             ),
@@ -53,9 +48,9 @@ class FitView(APIView):
 
     @extend_schema(
         operation_id="fit_create",
-        request=FitRequestSerializer,
+        request=FitQuestion,
         responses={
-            200: FitResponseSerializer,
+            200: FitAnswer,
             400: OpenApiResponse(
                 FieldErrorsSerializer,
                 description='A field is missing or wrong; the key names it, e.g. {"rack.power_kw": ["must be greater than 0, not -5"]}.',

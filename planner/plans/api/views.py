@@ -29,11 +29,11 @@ from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
 from planner.engine import RequestError
+from planner.engine.contract.answers import CandidatePage
+from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
 from planner.plans.api.serializers import (
-    CandidatePageSerializer,
     CandidatesQuerySerializer,
-    PlanQuestionSerializer,
     PlanSerializer,
     PlanSummarySerializer,
     candidate_page,
@@ -138,7 +138,7 @@ def _site(request: Request, data: Any):
         "the answer carries the first page, best first, and those that break a hard "
         "constraint (memory, racks, budget, deadline, latency, rate) under `rejected`. "
         "Planners and admins only.",
-        request=PlanQuestionSerializer,
+        request=PlanRequest,
         responses={
             201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
             400: BAD_FIELD,
@@ -208,7 +208,7 @@ class PlanCandidatesView(APIView):
         "it out: with only `software` above zero the order follows the software score.",
         parameters=[CandidatesQuerySerializer],
         responses={
-            200: CandidatePageSerializer,
+            200: CandidatePage,
             400: OpenApiResponse(
                 FieldErrorsSerializer, description='A bad query value, e.g. {"software": ["..."]}.'
             ),

@@ -22,12 +22,11 @@ from rest_framework.response import Response
 from accounts.permissions import PlannerWrites
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
 from planner.engine import RequestError
+from planner.engine.contract.simulation import SimulationRequest
 from planner.models import Simulation
 
 # How long a client should wait before asking again when the broker is down (seconds).
 from planner.simulations.api.serializers import (
-    RETRY_AFTER_S,
-    SIMULATION_REQUEST,
     CancelConflictSerializer,
     SimulationSerializer,
     SimulationSummarySerializer,
@@ -36,6 +35,9 @@ from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
 
 # --- documentation ---------------------------------------------------------------------------
+
+# How long a client should wait before asking again when the broker is down (seconds).
+RETRY_AFTER_S = 30
 
 LOCATION = OpenApiParameter(
     "Location",
@@ -138,7 +140,7 @@ EXAMPLES = [
         description="202 when queued now (new, or asked again after it failed, timed out or "
         "was cancelled); 200 with the existing row when the same question is queued, running "
         "or done. Either way `Location` names the row to poll.",
-        request=SIMULATION_REQUEST,
+        request=SimulationRequest,
         parameters=[LOCATION, RETRY_AFTER],
         responses={
             200: OpenApiResponse(SimulationSerializer, description="Already asked: that row."),

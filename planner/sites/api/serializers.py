@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 
 from catalog.models import Fabric
+from planner.api.responses import AnyJsonField
 from planner.models import RackGroup, Site
 from planner.sites.selectors import site_capacity, site_editable_by, site_visible_to
 
@@ -159,8 +160,8 @@ class RackGroupSerializer(JsonTypesMixin, serializers.ModelSerializer):
 
 class HistoryChangeSerializer(serializers.Serializer):
     field = serializers.CharField()
-    old = serializers.JSONField(allow_null=True, help_text="Value before the change")
-    new = serializers.JSONField(allow_null=True, help_text="Value after the change")
+    old = AnyJsonField(help_text="Value before the change")
+    new = AnyJsonField(help_text="Value after the change")
 
 
 class HistoryEntrySerializer(serializers.Serializer):

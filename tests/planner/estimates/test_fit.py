@@ -9,8 +9,8 @@ import yaml
 from django.core.management import call_command
 from django.urls import reverse
 
+from planner.engine import RequestError
 from planner.engine.facility import THERMAL_RISK
-from planner.engine.request import RequestError
 from planner.estimates.services import fit_request, fit_run
 
 pytestmark = pytest.mark.django_db

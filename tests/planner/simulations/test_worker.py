@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from planner.choices import SimulationStatus
-from planner.engine.simulate.request import MAX_REQUESTS
+from planner.engine.simulate.question import MAX_REQUESTS
 from planner.models import Simulation
 from planner.simulations.services import simulation_start
 from planner.simulations.tasks import simulation_run_task

@@ -1,6 +1,9 @@
+"""The estimate question as the contract declares it: defaults filled, every bad field named.
+No database: slugs resolve from a small dict."""
+
 import pytest
 
-from planner.engine.request import RequestError, request_from_dict
+from planner.engine.contract import RequestError, estimate_request_from_dict
 from tests.engine.conftest import H100, LLAMA3_8B, NDR
 
 CATALOG = {"meta-llama-3-8b": LLAMA3_8B, "nvidia-h100-sxm5-80gb": H100, "ib-ndr-400": NDR}
@@ -22,7 +25,7 @@ def parse(**data):
         "accelerator": "nvidia-h100-sxm5-80gb",
         "count": 8,
     }
-    return request_from_dict(
+    return estimate_request_from_dict(
         {**base, **data},
         resolve_model=resolve("model"),
         resolve_accelerator=resolve("accelerator"),

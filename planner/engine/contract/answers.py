@@ -1,0 +1,270 @@
+"""What the engine answers, declared for the OpenAPI document and held to the real answers by
+tests (tests/engine/test_contract_answers.py): every section with its units.
+
+Sentences (warnings, explanations, reasons, the bottleneck) come in the request's language;
+`messages` carries each of them as a code with parameters, for programs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from planner.engine.contract.base import Answer
+
+
+class Message(Answer):
+    """One sentence of the answer as a program reads it: where it stands in the answer, a stable
+    code, and the figures it quotes."""
+
+    field: str = Field(description='Where the sentence stands: "warnings", "explanations.eta_mem"')
+    code: str = Field(description="Stable identifier of the sentence, e.g. fit.does_not_fit")
+    params: dict[str, Any] = Field(description="The figures and names the sentence quotes")
+
+
+class Memory(Answer):
+    """Memory per device, GiB (2^30 bytes, as nvidia-smi and vendor capacities)."""
+
+    per_device_gib: float = Field(description="Peak memory the busiest device needs")
+    weights_gib: float
+    gradients_gib: float
+    optimizer_gib: float
+    activations_gib: float
+    kv_cache_gib: float
+    overhead_gib: float = Field(description="CUDA context, NCCL buffers, fragmentation")
+    capacity_gib: float = Field(description="The device's memory")
+    fits: bool
+
+
+class Layout(Answer):
+    """The parallel layout chosen (or given)."""
+
+    tp: int = Field(description="Tensor-parallel degree")
+    pp: int = Field(description="Pipeline stages")
+    dp: int = Field(description="Data-parallel degree (inference: replicas)")
+    cp: int = Field(description="Context-parallel degree")
+    vp: int = Field(description="Virtual pipeline stages per device")
+    micro_batch: int = Field(description="Sequences per micro-batch (inference: the batch)")
+    zero_stage: int
+    recompute: Literal["none", "selective", "full"]
+
+
+class Throughput(Answer):
+    tokens_per_s: float = Field(description="Tokens per second, all devices")
+    tokens_per_s_per_device: float
+    model_tflops_per_device: float = Field(description="Model FLOPs only (6N + attention)")
+    mfu: float = Field(description="Model FLOPs utilisation of the dense peak, 0-1")
+
+
+class Time(Answer):
+    seconds: float = Field(description="Wall time for the tokens (inference: one batch)")
+    days: float
+
+
+class InferenceFigures(Answer):
+    prefill_tokens_per_s: float
+    decode_tokens_per_s: float
+    ttft_ms: float = Field(description="Time to first token")
+    tpot_ms: float = Field(description="Time per output token")
+
+
+class Efficiency(Answer):
+    """The seeds' loss factors: effective compute = peak x the product of these."""
+
+    eta_mem: float
+    eta_interconnect: float
+    eta_sched: float
+    eta_thermal: float
+    eta_fault: float
+
+
+class Search(Answer):
+    evaluated: int = Field(description="Layouts sized and timed")
+    feasible: int = Field(description="Layouts that fit in memory")
+    searched: bool = Field(description="False when the question fixed the layout")
+
+
+class CalibrationUsed(Answer):
+    profile: str
+    measured: list[str] = Field(description="Figures measured rather than taken from datasheets")
+    step_efficiency: float
+
+
+class EstimateAnswer(Answer):
+    """Memory, layout, throughput, time and the efficiency factors of one job on one build."""
+
+    memory: Memory
+    parallelism: Layout
+    throughput: Throughput
+    time: Time
+    inference: InferenceFigures
+    efficiency: Efficiency
+    explanations: dict[str, str] = Field(description="Why each eta factor is what it is")
+    bottleneck: str = Field(description="What binds, in the request's language")
+    warnings: list[str]
+    breakdown: dict[str, float] = Field(
+        description="Training: the step's seconds by part; inference: prefill, decode step, replicas"
+    )
+    search: Search
+    calibration: CalibrationUsed | None = None
+    model_version: str = Field(description="The engine version that answered")
+    messages: list[Message] = Field(default_factory=list)
+
+
+class FitLimits(Answer):
+    """Servers per rack each limit allows; weight is null when the server's weight is unknown."""
+
+    power: int
+    cooling: int
+    units: int
+    weight: int | None
+
+
+class FitAnswer(Answer):
+    """Servers per rack, the limit that binds, racks needed, energy and thermal derating."""
+
+    servers_per_rack: int
+    racks_needed: int | None = Field(description="Null when no server fits in the rack")
+    binding: Literal["power", "cooling", "units", "weight", "cooling type"]
+    limits: FitLimits
+    it_power_kw: float
+    facility_power_kw: float = Field(description="IT power x PUE")
+    yearly_energy_kwh: float = Field(description="Facility power x 8,760 h")
+    yearly_energy_cost: float | None = Field(description="Null without price_per_kwh")
+    eta_thermal: float = Field(description="Share of sustained clocks kept")
+    warnings: list[str]
+    messages: list[Message] = Field(default_factory=list)
+
+
+class GroupFill(Answer):
+    group: str
+    racks: int
+    servers_per_rack: int
+    binding: str
+
+
+class CandidateFit(FitAnswer):
+    """The build in the site: its rack groups filled, the best first."""
+
+    hostable: bool
+    site: bool = Field(description="False when the question named no site")
+    groups: list[GroupFill]
+    binding: str | None  # type: ignore[assignment]
+
+
+class Cost(Answer):
+    """Amounts in the plan's currency."""
+
+    capex: float | None
+    energy_per_year: float | None
+    tco: float | None = Field(description="Capex + years x energy")
+    years: float
+    rent_per_year: float | None
+    breakeven_months: float | None = Field(description="When buying overtakes renting")
+    notes: list[str]
+
+
+class CandidateEstimate(Answer):
+    """The estimate of a candidate, without its explanations and layout search."""
+
+    memory: Memory
+    parallelism: Layout
+    throughput: Throughput
+    time: Time
+    inference: InferenceFigures
+    efficiency: Efficiency
+    bottleneck: str
+    warnings: list[str]
+    breakdown: dict[str, float]
+    calibration: CalibrationUsed | None = None
+    model_version: str
+    capacity_rps: float | None = Field(None, description="Serving: requests per second")
+    messages: list[Message] = Field(default_factory=list)
+
+
+class Scores(Answer):
+    """The five dimensions, 0-100 each."""
+
+    memory_capacity: float
+    memory_bandwidth: float
+    interconnect: float
+    cooling: float
+    software: float
+
+
+class Reasons(Answer):
+    memory_capacity: str
+    memory_bandwidth: str
+    interconnect: str
+    cooling: str
+    software: str
+
+
+class Candidate(Answer):
+    """One build: an accelerator in a server, this many of them."""
+
+    accelerator: str
+    server: str
+    count: int
+    nodes: int = Field(description="Servers")
+    estimate: CandidateEstimate
+    fit: CandidateFit
+    cost: Cost
+    scores: Scores
+    reasons: Reasons
+    overall: float = Field(description="The five scores weighted")
+    failures: list[str]
+    messages: list[Message] = Field(default_factory=list)
+
+
+class Rejected(Answer):
+    """A build that breaks a hard constraint, and which."""
+
+    accelerator: str
+    server: str
+    count: int
+    nodes: int
+    failures: list[str]
+    reason: str
+    messages: list[Message] = Field(default_factory=list)
+
+
+class PlanAnswer(Answer):
+    """Every build that suits the workload, ranked, and those that break a hard constraint."""
+
+    candidates: list[Candidate]
+    rejected: list[Rejected]
+    evaluated: int
+    weights: dict[str, float] = Field(description="The five weights used, summing to 1")
+    currency: Literal["USD", "CNY"]
+    model_version: str
+    why_none: str | None = None
+
+
+class RankedCandidate(Candidate):
+    """A candidate in a ranking re-ordered by weights."""
+
+    rank: int = Field(description="1 = best under the weights used")
+    id: int = Field(description="The same build whatever the weights")
+
+
+class WeightsUsed(Answer):
+    """The five weights on the 0-100 scale."""
+
+    memory_capacity: float
+    memory_bandwidth: float
+    interconnect: float
+    cooling: float
+    software: float
+
+
+class CandidatePage(Answer):
+    """One page of a plan's viable builds, ordered under the weights given."""
+
+    count: int = Field(description="Viable builds in all")
+    page: int
+    page_size: int
+    next: str | None
+    previous: str | None
+    weights: WeightsUsed
+    results: list[RankedCandidate]

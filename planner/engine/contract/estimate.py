@@ -1,0 +1,458 @@
+"""The estimate question: one job on one build (the JSON of `manage.py estimate` and
+`POST /api/v1/estimates/`), declared once with its defaults, bounds and units, and turned into
+the engine's `EstimateRequest`.
+
+Catalog items are named by slug or given inline; slugs are resolved by callables the caller
+passes in, so the engine stays free of any database. Defaults that depend on other fields (the
+precision the card has, the batch of the task, the tokens of the model) are filled when the
+question becomes a request, and the descriptions below say what they are."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+
+from planner.engine.contract.base import (
+    Flag,
+    Number,
+    Question,
+    RequestError,
+    SlugGiven,
+    Text,
+    Whole,
+    one_of,
+    problem,
+)
+from planner.engine.specs import (
+    ATTENTION,
+    ETA_KEYS,
+    KV_PRECISIONS,
+    METHODS,
+    OPTIMIZERS,
+    PRECISIONS,
+    RECOMPUTE,
+    TASKS,
+    AcceleratorSpec,
+    EstimateRequest,
+    FabricSpec,
+    InferenceSpec,
+    ModelSpec,
+    ParallelSpec,
+    ReliabilitySpec,
+)
+
+DEFAULT_GLOBAL_BATCH = {"train": 1024, "finetune": 128, "inference": 1}
+# Chinchilla-optimal pre-training (Hoffmann et al. 2022): about 20 tokens per parameter.
+TOKENS_PER_PARAM = 20
+DEFAULT_FINETUNE_TOKENS = 1e8
+MAX_COUNT = 1_000_000
+RELIABILITY_DEFAULTS = ReliabilitySpec()
+
+
+def _choice(options: tuple[str, ...]) -> Any:
+    return BeforeValidator(one_of(options))
+
+
+Task = Annotated[Literal["train", "finetune", "inference"], _choice(TASKS)]
+Precision = Annotated[
+    Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"], _choice(PRECISIONS)
+]
+KvPrecision = Annotated[
+    Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"], _choice(KV_PRECISIONS)
+]
+Method = Annotated[Literal["full", "lora", "qlora"], _choice(METHODS)]
+Optimizer = Annotated[Literal["adamw", "sgd", "adamw8bit"], _choice(OPTIMIZERS)]
+Recompute = Annotated[Literal["none", "selective", "full"], _choice(RECOMPUTE)]
+Attention = Annotated[Literal["flash", "materialized"], _choice(ATTENTION)]
+MasterWeights = Annotated[Literal["fp32", "none"], _choice(("fp32", "none"))]
+
+
+def _slug_or_inline(value: Any) -> str:
+    return "#slug" if isinstance(value, str) else "#inline"
+
+
+class InlineModel(Question):
+    """A decoder-only transformer's shape, as in its config.json."""
+
+    params: Number(ge=1) = Field(description="Parameters in all (experts included)")
+    layers: Whole(ge=1) = Field(description="Transformer layers")
+    hidden: Whole(ge=1) = Field(description="Hidden size")
+    heads: Whole(ge=1) = Field(description="Attention heads")
+    kv_heads: Whole(ge=1) | None = Field(
+        None, description="Key/value heads (grouped-query attention); default: heads"
+    )
+    ffn: Whole(ge=1) = Field(description="Intermediate size of one expert's MLP")
+    vocab: Whole(ge=1) = Field(description="Vocabulary size")
+    experts: Whole(ge=1) = Field(1, description="Routed experts per layer (1: dense)")
+    active_experts: Whole(ge=1) = Field(1, description="Experts each token is routed to")
+    gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
+    name: Text = "inline model"
+
+    @model_validator(mode="after")
+    def _shape_adds_up(self) -> InlineModel:
+        kv = self.kv_heads or self.heads
+        if self.heads % kv:
+            raise problem(f"must divide the {self.heads} attention heads", at="kv_heads")
+        if self.hidden % self.heads:
+            raise problem(f"must divide the hidden size {self.hidden}", at="heads")
+        if self.active_experts > self.experts:
+            raise problem(f"cannot exceed the {self.experts} experts", at="active_experts")
+        return self
+
+    def spec(self) -> ModelSpec:
+        return ModelSpec(
+            params=float(self.params),
+            layers=self.layers,
+            hidden=self.hidden,
+            heads=self.heads,
+            kv_heads=self.kv_heads or self.heads,
+            ffn=self.ffn,
+            vocab=self.vocab,
+            experts=self.experts,
+            active_experts=self.active_experts,
+            gated_mlp=self.gated_mlp,
+            name=self.name,
+        )
+
+
+def _precisions_known(value: Any) -> Any:
+    if isinstance(value, dict):
+        for precision in value:
+            if precision not in PRECISIONS:
+                raise problem(f"is not a precision ({', '.join(PRECISIONS)})", at=str(precision))
+        if not value:
+            raise problem("is required: dense TFLOP/s by precision")
+    return value
+
+
+class InlineAccelerator(Question):
+    """An accelerator's datasheet figures. FLOP rates are dense, never the sparsity figure."""
+
+    memory_gib: Number(ge=0.001) = Field(description="Device memory, GiB")
+    memory_bw_gb_s: Number(ge=0.001) = Field(description="Memory bandwidth, GB/s")
+    tflops: Annotated[dict[str, Number(ge=0.001)], BeforeValidator(_precisions_known)] = Field(
+        description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)"
+    )
+    tdp_w: Number(ge=0) = Field(0, description="Board power, W")
+    scale_up_gb_s: Number(ge=0.001) | None = Field(
+        None, description="Scale-up link (NVLink...) per device and direction, GB/s; none: PCIe"
+    )
+    scale_up_domain: Whole(ge=1) = Field(8, description="Devices one scale-up link joins")
+    pcie_gb_s: Number(ge=0.001) = Field(31.5, description="PCIe per direction, GB/s")
+    name: Text = "inline accelerator"
+
+    def spec(self) -> AcceleratorSpec:
+        return AcceleratorSpec(
+            memory_gib=float(self.memory_gib),
+            memory_bw_gb_s=float(self.memory_bw_gb_s),
+            tflops=MappingProxyType(dict(self.tflops)),
+            tdp_w=float(self.tdp_w),
+            scale_up_gb_s=self.scale_up_gb_s,
+            scale_up_domain=self.scale_up_domain,
+            pcie_gb_s=float(self.pcie_gb_s),
+            name=self.name,
+        )
+
+
+class InlineFabric(Question):
+    """The scale-out network as one accelerator sees it."""
+
+    per_gpu_gb_s: Number(ge=0.001) = Field(description="Bandwidth per accelerator, GB/s")
+    latency_us: Number(ge=0) = Field(5.0, description="Latency per hop, µs")
+    name: Text = "inline fabric"
+
+    def spec(self) -> FabricSpec:
+        return FabricSpec(
+            per_gpu_gb_s=float(self.per_gpu_gb_s), latency_us=float(self.latency_us), name=self.name
+        )
+
+
+def _slug_or(inline: type) -> Any:
+    return Annotated[
+        Annotated[Text, Tag("#slug")] | Annotated[inline, Tag("#inline")],
+        Discriminator(_slug_or_inline),
+        SlugGiven,
+    ]
+
+
+class Parallelism(Question):
+    """A fixed layout; absent, the engine searches every layout the cluster admits."""
+
+    tp: Whole(ge=1) = Field(1, description="Tensor-parallel degree")
+    pp: Whole(ge=1) = Field(1, description="Pipeline stages")
+    dp: Whole(ge=1) | None = Field(None, description="Data-parallel degree; default: the rest")
+    cp: Whole(ge=1) = Field(1, description="Context-parallel degree (the sequence split)")
+    vp: Whole(ge=1) = Field(1, description="Virtual pipeline stages per device (interleaving)")
+    sequence_parallel: Flag = Field(True, description="Megatron's sequence parallelism")
+    recompute_fraction: Number(ge=0, le=1) = Field(
+        1.0, description="Share of layers recomputed under full recompute"
+    )
+
+
+class Inference(Question):
+    """A fixed batch decoded together (serving under load is the simulation's question)."""
+
+    batch: Whole(ge=1, le=1_000_000) = Field(1, description="Sequences decoded together")
+    prompt_len: Whole(ge=1) = Field(512, description="Prompt tokens per sequence")
+    output_len: Whole(ge=1) = Field(128, description="Generated tokens per sequence")
+    kv_precision: KvPrecision | None = Field(
+        None,
+        description="KV-cache precision; default: the weights' precision when a float, else bf16",
+    )
+
+
+class Reliability(Question):
+    """Interruptions of a long run and what each costs."""
+
+    failures_per_gpu_hour: Number(ge=0) = Field(
+        RELIABILITY_DEFAULTS.failures_per_gpu_hour,
+        description="Failures per GPU-hour (Llama 3 on 16,384 H100: about 2e-5)",
+    )
+    restart_s: Number(ge=0) = Field(
+        RELIABILITY_DEFAULTS.restart_s, description="Time to restart after a failure, s"
+    )
+    checkpoint_gb_s: Number(ge=0.001) = Field(
+        RELIABILITY_DEFAULTS.checkpoint_gb_s,
+        description="Aggregate write bandwidth to checkpoint storage, GB/s",
+    )
+
+    def spec(self) -> ReliabilitySpec:
+        return ReliabilitySpec(
+            failures_per_gpu_hour=float(self.failures_per_gpu_hour),
+            restart_s=float(self.restart_s),
+            checkpoint_gb_s=float(self.checkpoint_gb_s),
+        )
+
+
+EtaOverride = Number(ge=0.001, le=1)
+
+
+class Efficiency(Question):
+    """Overrides of the seeds' loss factors; each replaces the computed one."""
+
+    eta_mem: EtaOverride | None = None
+    eta_interconnect: EtaOverride | None = None
+    eta_sched: EtaOverride | None = None
+    eta_thermal: EtaOverride | None = None
+    eta_fault: EtaOverride | None = None
+
+    def overrides(self) -> dict[str, float]:
+        return {k: float(v) for k in ETA_KEYS if (v := getattr(self, k)) is not None}
+
+
+def _profile_id(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise problem("must be a calibration profile's id")
+    return value
+
+
+class Job(Question):
+    """What a job is, whatever it runs on: the estimate question without the build."""
+
+    task: Task = Field(description="train | finetune | inference")
+    model: _slug_or(InlineModel) = Field(description="Catalog slug, or an inline shape")
+    fabric: _slug_or(InlineFabric) | None = Field(
+        None, description="Catalog slug or inline; default one 200 Gbit/s port per device"
+    )
+    precision: Precision | None = Field(
+        None,
+        description="Compute precision; default bf16, else fp16, else fp32 (what the card has)",
+    )
+    seq_len: Whole(ge=1, le=10_000_000) = Field(2048, description="Tokens per sequence")
+    global_batch: Whole(ge=1) | None = Field(
+        None, description="Sequences per step; default train 1024, finetune 128, inference 1"
+    )
+    micro_batch: Whole(ge=1) | None = Field(
+        None, description="Sequences per micro-batch; searched when absent"
+    )
+    tokens: Number(ge=1) | None = Field(
+        None,
+        description="Tokens to process; default train 20 per parameter, finetune 1e8, inference 0",
+    )
+    method: Method = Field("full", description="full | lora | qlora (fine-tuning)")
+    lora_rank: Whole(ge=1, le=4096) = Field(16, description="LoRA rank")
+    optimizer: Optimizer = "adamw"
+    master_weights: MasterWeights = Field("fp32", description="fp32 master copy of 16-bit weights")
+    zero_stage: Whole(ge=0, le=3) | None = Field(
+        None, description="ZeRO stage; searched when absent"
+    )
+    recompute: Recompute | None = Field(
+        None, description="Activation recompute; searched when absent"
+    )
+    attention: Attention = Field("flash", description="FlashAttention or materialised scores")
+    inference: Inference = Field(default_factory=Inference)
+    efficiency: Efficiency = Field(default_factory=Efficiency)
+    reliability: Reliability = Field(default_factory=Reliability)
+    calibration: Annotated[int, BeforeValidator(_profile_id)] | None = Field(
+        None,
+        description="A calibration profile's id: the card's measured figures replace the defaults",
+    )
+
+    def build_request(
+        self,
+        *,
+        model: ModelSpec,
+        accelerator: AcceleratorSpec,
+        fabric: FabricSpec,
+        count: int,
+        per_node: int,
+        parallelism: Parallelism | None,
+    ) -> EstimateRequest:
+        """The engine's request on one build, every documented default filled; raises
+        `RequestError` for what only the resolved model and card can tell."""
+        if count > per_node and count % per_node:
+            raise RequestError(
+                "count", f"must be a multiple of per_node ({per_node}) across several servers"
+            )
+        precision = self._precision(accelerator)
+        task = self.task
+        if task == "train" and self.method != "full":
+            raise RequestError(
+                "method", "LoRA and QLoRA are fine-tuning methods; use task finetune"
+            )
+        global_batch = self.global_batch or DEFAULT_GLOBAL_BATCH[task]
+        default_tokens = (
+            model.params * TOKENS_PER_PARAM if task == "train" else DEFAULT_FINETUNE_TOKENS
+        )
+        tokens = float(
+            self.tokens
+            if self.tokens is not None
+            else (0 if task == "inference" else default_tokens)
+        )
+        kv_default = precision if precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
+        return EstimateRequest(
+            task=task,
+            model=model,
+            accelerator=accelerator,
+            count=count,
+            per_node=per_node,
+            fabric=fabric,
+            precision=precision,
+            seq_len=self.seq_len,
+            global_batch=global_batch,
+            micro_batch=self.micro_batch,
+            tokens=tokens,
+            method=self.method,
+            lora_rank=self.lora_rank,
+            optimizer=self.optimizer,
+            master_weights=self.master_weights,
+            zero_stage=self.zero_stage,
+            recompute=self.recompute,
+            attention=self.attention,
+            parallelism=self._layout(parallelism, model, count, global_batch),
+            inference=InferenceSpec(
+                batch=self.inference.batch,
+                prompt_len=self.inference.prompt_len,
+                output_len=self.inference.output_len,
+                kv_precision=self.inference.kv_precision or kv_default,
+            ),
+            reliability=self.reliability.spec(),
+            efficiency=MappingProxyType(self.efficiency.overrides()),
+        )
+
+    def resolved_model(self, resolve_model: Callable[[str], ModelSpec]) -> ModelSpec:
+        return resolve_model(self.model) if isinstance(self.model, str) else self.model.spec()
+
+    def resolved_fabric(self, resolve_fabric: Callable[[str], FabricSpec]) -> FabricSpec:
+        if self.fabric is None:
+            return FabricSpec()
+        return resolve_fabric(self.fabric) if isinstance(self.fabric, str) else self.fabric.spec()
+
+    def _precision(self, accelerator: AcceleratorSpec) -> str:
+        default = (
+            "bf16"
+            if accelerator.peak_tflops("bf16")
+            else "fp16"
+            if accelerator.peak_tflops("fp16")
+            else "fp32"
+        )
+        precision = self.precision or default
+        usable = precision
+        if precision == "int4":
+            usable = "bf16" if accelerator.peak_tflops("bf16") else "fp16"
+        if not accelerator.peak_tflops(usable):
+            name = accelerator.name or "this accelerator"
+            raise RequestError("precision", f"{name} has no {precision} support")
+        if self.task != "inference" and precision in ("int8", "int4"):
+            raise RequestError(
+                "precision", f"{precision} is for inference; train in bf16, fp16, fp8 or fp32"
+            )
+        return precision
+
+    def _layout(
+        self, p: Parallelism | None, model: ModelSpec, count: int, global_batch: int
+    ) -> ParallelSpec | None:
+        if p is None:
+            return None
+        tp, pp, cp, vp = p.tp, p.pp, p.cp, p.vp
+        dp = p.dp if p.dp is not None else max(count // (tp * pp * cp), 1)
+        if tp * pp * dp * cp != count:
+            raise RequestError(
+                "parallelism", f"tp x pp x dp x cp = {tp * pp * dp * cp} must equal count {count}"
+            )
+        if model.heads % tp:
+            raise RequestError(
+                "parallelism.tp", f"must divide the model's {model.heads} attention heads"
+            )
+        if pp > model.layers:
+            raise RequestError("parallelism.pp", f"cannot exceed the model's {model.layers} layers")
+        if self.seq_len % cp:
+            raise RequestError("parallelism.cp", f"must divide seq_len {self.seq_len}")
+        mb = self.micro_batch or 1
+        if self.task != "inference" and global_batch % (dp * mb):
+            raise RequestError(
+                "global_batch", f"must be a multiple of dp x micro_batch = {dp * mb}"
+            )
+        return ParallelSpec(
+            tp=tp,
+            pp=pp,
+            dp=dp,
+            cp=cp,
+            vp=vp,
+            micro_batch=mb,
+            zero_stage=self.zero_stage if self.zero_stage is not None else (1 if dp > 1 else 0),
+            recompute=self.recompute or "selective",
+            sequence_parallel=p.sequence_parallel,
+            recompute_fraction=float(p.recompute_fraction),
+        )
+
+
+class EstimateQuestion(Job):
+    """One job on one build: what it needs in memory, how fast it runs, how long it takes."""
+
+    accelerator: _slug_or(InlineAccelerator) = Field(
+        description="Catalog slug, or inline datasheet figures"
+    )
+    count: Whole(ge=1, le=MAX_COUNT) = Field(description="Accelerators in all")
+    per_node: Whole(ge=1, le=1024) | None = Field(
+        None, description="Accelerators per server; default min(count, 8)"
+    )
+    parallelism: Parallelism | None = Field(
+        None, description="A fixed layout; searched when absent"
+    )
+
+    def to_request(
+        self,
+        *,
+        resolve_model: Callable[[str], ModelSpec],
+        resolve_accelerator: Callable[[str], AcceleratorSpec],
+        resolve_fabric: Callable[[str], FabricSpec],
+    ) -> EstimateRequest:
+        """The engine's request, slugs resolved through the callables given."""
+        model = self.resolved_model(resolve_model)
+        accelerator = (
+            resolve_accelerator(self.accelerator)
+            if isinstance(self.accelerator, str)
+            else self.accelerator.spec()
+        )
+        return self.build_request(
+            model=model,
+            accelerator=accelerator,
+            fabric=self.resolved_fabric(resolve_fabric),
+            count=self.count,
+            per_node=self.per_node or min(self.count, 8),
+            parallelism=self.parallelism,
+        )
