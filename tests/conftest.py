@@ -52,6 +52,17 @@ def _empty_cache():
         caches[alias].clear()
 
 
+@pytest.fixture(autouse=True)
+def _english_first():
+    """Each test starts in English: a request in another language leaves the thread's active
+    language behind it."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     """A private copy of the curated catalog data that a test may edit."""

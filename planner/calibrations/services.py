@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_noop as _
 
 from catalog.models import Accelerator
 from planner.adapters import accelerator_spec
@@ -61,7 +62,7 @@ def match_accelerator(device: dict) -> Accelerator | None:
 def _validate(probe: Any) -> dict:
     """The report as it came, once the contract has checked what the calibration reads."""
     if not isinstance(probe, dict):
-        raise RequestError("probe", "must be the JSON object flopfit-probe writes")
+        raise RequestError("probe", _("must be the JSON object flopfit-probe writes"))
     parse(ProbeReport, probe, root="probe")
     return probe
 
@@ -101,11 +102,13 @@ def usable_profile(*, profile_id: Any, user=None) -> CalibrationProfile:
     from planner.calibrations.selectors import calibration_visible_to
 
     if isinstance(profile_id, bool) or not isinstance(profile_id, int):
-        raise RequestError("calibration", "must be a calibration profile's id")
+        raise RequestError("calibration", _("must be a calibration profile's id"))
     profiles = CalibrationProfile.objects.all() if user is None else calibration_visible_to(user)
     profile = profiles.select_related("accelerator").filter(pk=profile_id).first()
     if profile is None:
-        raise RequestError("calibration", f"no calibration profile {profile_id}")
+        raise RequestError("calibration", _("no calibration profile {profile}"), profile=profile_id)
     if profile.accelerator is None:
-        raise RequestError("calibration", f"profile {profile_id} matched no catalog accelerator")
+        raise RequestError(
+            "calibration", _("profile {profile} matched no catalog accelerator"), profile=profile_id
+        )
     return profile

@@ -25,6 +25,7 @@ from planner.calibrations.forms import CalibrationUploadForm
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
+from planner.messages import error_line
 from planner.models import CalibrationProfile
 from planner.web.htmx import partial_wanted
 from planner.web.roles import require_role
@@ -189,7 +190,7 @@ def calibration_list(request):
                     team=user_team(request.user),
                 )
             except RequestError as exc:
-                form.add_error("file", f"{exc.field}: {exc.message}")
+                form.add_error("file", error_line(exc))
             else:
                 messages.success(request, _("The probe report was stored."))
                 return redirect(profile)

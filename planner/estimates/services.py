@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext_noop as _
+
 from catalog.choices import Airflow, Cooling, Segment
 from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
 from planner.adapters import accelerator_spec, fabric_spec, model_spec
@@ -15,12 +17,20 @@ from planner.engine.contract import EstimateQuestion, fit_request_from_dict, par
 from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
 from planner.engine.specs import EstimateRequest
 
+# What an unknown slug is called, by catalog table.
+UNKNOWN = {
+    ModelArchitecture: _("unknown model architecture {slug}"),
+    Accelerator: _("unknown accelerator {slug}"),
+    Fabric: _("unknown fabric {slug}"),
+    ServerPlatform: _("unknown server platform {slug}"),
+}
+
 
 def _resolver(model, convert, field: str):
     def resolve(slug: str):
         item = model.objects.filter(slug=slug).first()
         if item is None:
-            raise RequestError(field, f"unknown {model._meta.verbose_name} {slug!r}")
+            raise RequestError(field, UNKNOWN[model], slug=repr(slug))
         return convert(item)
 
     return resolve
@@ -55,7 +65,9 @@ def _calibration(profile_id: Any, accelerator: Any, user=None):
     if accelerator != profile.accelerator.slug:
         raise RequestError(
             "calibration",
-            f"profile {profile_id} was measured on {profile.accelerator.slug}, not on this accelerator",
+            _("profile {profile} was measured on {card}, not on this accelerator"),
+            profile=profile_id,
+            card=profile.accelerator.slug,
         )
     return calibration_spec(profile)
 
@@ -66,7 +78,10 @@ def estimate_run(*, data: Any, user=None) -> dict:
     try:
         answer = estimate(request)
     except ValueError as exc:
-        raise RequestError("global_batch", str(exc)) from None
+        raise RequestError(
+            "global_batch",
+            _("no parallel layout divides the global batch; change global_batch or count"),
+        ) from exc
     return answer.as_dict()
 
 
@@ -101,7 +116,9 @@ def server_facility_spec(
             )
             if card is None:
                 raise RequestError(
-                    "server", f"{server.slug} publishes no power and no catalog card fits it"
+                    "server",
+                    _("{server} publishes no power and no catalog card fits it"),
+                    server=server.slug,
                 )
             note = f"assuming the most power-hungry card that fits, {card.slug}; name 'accelerator'"
         else:
@@ -136,8 +153,10 @@ def _server_facility_resolver():
             takes = server.fixed_accelerator.slug if server.fixed_accelerator else None
             raise RequestError(
                 "accelerator",
-                f"{accelerator.slug} does not fit {server.slug} "
-                f"(it takes {takes or ', '.join(server.form_factors)})",
+                _("{card} does not fit {server} (it takes {takes})"),
+                card=accelerator.slug,
+                server=server.slug,
+                takes=takes or ", ".join(server.form_factors),
             )
         return server_facility_spec(server, accelerator)
 

@@ -15,6 +15,7 @@ from planner.engine import RequestError
 from planner.engine.specs import ETA_KEYS
 from planner.estimates.forms import INFERENCE_FIELDS, EstimateForm
 from planner.estimates.services import estimate_run
+from planner.messages import error_line, error_message
 from planner.web.htmx import partial_wanted
 
 # The parts of one device's memory, in the order they are stacked in the bar.
@@ -130,9 +131,9 @@ def estimate(request: HttpRequest) -> HttpResponse:
             except RequestError as exc:
                 field = FORM_FIELD_FOR_ERROR.get(exc.field, exc.field)
                 if field in form.fields:
-                    form.add_error(field, exc.message)
+                    form.add_error(field, error_message(exc))
                 else:
-                    context["error"] = f"{exc.field}: {exc.message}"
+                    context["error"] = error_line(exc)
             else:
                 context.update(_results_context(answer, form.cleaned_data["task"]))
     else:

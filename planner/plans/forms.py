@@ -18,6 +18,7 @@ from catalog.choices import Currency, SoftwareStack
 from catalog.models import Accelerator, ModelArchitecture
 from planner.engine import RequestError
 from planner.engine.scoring import DIMENSIONS
+from planner.messages import error_line, error_message
 from planner.models import Plan, Site, Workload
 from planner.plans.figures import DIMENSION_LABELS
 from planner.plans.question import workload_request
@@ -106,7 +107,7 @@ class WorkloadForm(forms.Form):
             field = self.ERROR_FIELDS.get(exc.field, exc.field.removeprefix("inference."))
             self.add_error(
                 field if field in self.fields else None,
-                exc.message if field in self.fields else f"{exc.field}: {exc.message}",
+                error_message(exc) if field in self.fields else error_line(exc),
             )
         return cleaned
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext_noop as _
 
 from catalog.currency import convert
 from catalog.models import Accelerator, ServerPlatform
@@ -76,8 +77,12 @@ def _named_site(name: str, sites: QuerySet[Site] | None) -> Site:
     may see (every site for the command line)."""
     matches = list((Site.objects.all() if sites is None else sites).filter(name=name)[:2])
     if len(matches) != 1:
-        problem = "no saved site is" if not matches else "more than one team has a site"
-        raise RequestError("site", f"{problem} named {name!r}; give the racks inline instead")
+        template = (
+            _("no saved site is named {name}; give the racks inline instead")
+            if not matches
+            else _("more than one team has a site named {name}; give the racks inline instead")
+        )
+        raise RequestError("site", template, name=repr(name))
     return matches[0]
 
 
@@ -88,7 +93,9 @@ def _cards(question: RecommendQuestion) -> list[Accelerator]:
         known = set(cards.filter(slug__in=wanted).values_list("slug", flat=True))
         unknown = sorted(set(wanted) - known)
         if unknown:
-            raise RequestError("accelerators", f"unknown accelerator {unknown[0]!r}")
+            raise RequestError(
+                "accelerators", _("unknown accelerator {slug}"), slug=repr(unknown[0])
+            )
         cards = cards.filter(slug__in=wanted)
     if question.vendors:
         cards = cards.filter(vendor__in=question.vendors)

@@ -23,6 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.roles import Role, has_role
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import RequestError
+from planner.messages import error_line, error_message
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS, SimulationForm
@@ -212,7 +213,7 @@ def simulation_list(request: HttpRequest) -> HttpResponse:
 
 def _apply_engine_error(form: SimulationForm, exc: RequestError) -> None:
     field = form.error_field(exc.field)
-    form.add_error(field, exc.message if field else f"{exc.field}: {exc.message}")
+    form.add_error(field, error_message(exc) if field else error_line(exc))
 
 
 @require_http_methods(["GET", "POST"])

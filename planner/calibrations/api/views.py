@@ -30,6 +30,7 @@ from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
 from planner.engine.contract.calibration import ProbeReport
+from planner.messages import error_message
 
 # --- documentation ---------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ class CalibrationListView(generics.ListCreateAPIView):
                 team=user_team(request.user),
             )
         except RequestError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(
             CalibrationSerializer(profile).data,
             status=status.HTTP_201_CREATED,

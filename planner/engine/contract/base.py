@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from planner.engine.errors import RequestError
+from planner.engine.errors import gettext_noop as _
 
 # The error types this module raises: a message of its own, and the same with a sub-path
 # (a cross-field rule naming the field at fault inside the object that checks it).
@@ -22,12 +23,18 @@ MESSAGE = "flopfit"
 MESSAGE_AT = "flopfit_at"
 
 
-def problem(message: str, *, at: str | None = None) -> PydanticCustomError:
-    """A validation error with the contract's own wording, optionally about a field below the
-    object being checked (`at="kv_heads"` inside the model's validator)."""
+def problem(template: str, *, at: str | None = None, **params: Any) -> PydanticCustomError:
+    """A validation error with the contract's own wording (a template and its values, as
+    `RequestError` takes them), optionally about a field below the object being checked
+    (`at="kv_heads"` inside the model's validator)."""
+    context = {
+        "message": template.format(**params) if params else template,
+        "template": template,
+        "params": params,
+    }
     if at is None:
-        return PydanticCustomError(MESSAGE, "{message}", {"message": message})
-    return PydanticCustomError(MESSAGE_AT, "{message}", {"message": message, "at": at})
+        return PydanticCustomError(MESSAGE, "{message}", context)
+    return PydanticCustomError(MESSAGE_AT, "{message}", {**context, "at": at})
 
 
 def shown(value: Any) -> str:
@@ -42,16 +49,16 @@ def shown(value: Any) -> str:
 
 def _number(value: Any) -> float | int:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise problem(f"must be a number, not {value!r}")
+        raise problem(_("must be a number, not {value}"), value=repr(value))
     if not math.isfinite(value):
-        raise problem("must be finite")
+        raise problem(_("must be finite"))
     return value
 
 
 def _whole(value: Any) -> int:
     value = _number(value)
     if value != int(value):
-        raise problem(f"must be a whole number, not {value!r}")
+        raise problem(_("must be a whole number, not {value}"), value=repr(value))
     return int(value)
 
 
@@ -59,11 +66,17 @@ def _bounded(check: Callable[[Any], Any], ge: float | None, le: float | None, gt
     def validate(value: Any) -> Any:
         value = check(value)
         if gt is not None and value <= gt:
-            raise problem(f"must be greater than {shown(gt)}, not {shown(value)}")
+            raise problem(
+                _("must be greater than {bound}, not {value}"), bound=shown(gt), value=shown(value)
+            )
         if ge is not None and value < ge:
-            raise problem(f"must be at least {shown(ge)}, not {shown(value)}")
+            raise problem(
+                _("must be at least {bound}, not {value}"), bound=shown(ge), value=shown(value)
+            )
         if le is not None and value > le:
-            raise problem(f"must be at most {shown(le)}, not {shown(value)}")
+            raise problem(
+                _("must be at most {bound}, not {value}"), bound=shown(le), value=shown(value)
+            )
         return value
 
     return validate
@@ -92,7 +105,7 @@ def Whole(*, ge: int | None = None, le: int | None = None) -> Any:
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise problem(f"must be true or false, not {value!r}")
+        raise problem(_("must be true or false, not {value}"), value=repr(value))
     return value
 
 
@@ -105,7 +118,11 @@ def one_of(options: Sequence[str]) -> Callable[[Any], Any]:
 
     def validate(value: Any) -> Any:
         if value not in options:
-            raise problem(f"must be one of {', '.join(options)}, not {value!r}")
+            raise problem(
+                _("must be one of {options}, not {value}"),
+                options=", ".join(options),
+                value=repr(value),
+            )
         return value
 
     return validate
@@ -113,7 +130,7 @@ def one_of(options: Sequence[str]) -> Callable[[Any], Any]:
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise problem(f"must be text, not {value!r}")
+        raise problem(_("must be text, not {value}"), value=repr(value))
     return value
 
 
@@ -122,7 +139,7 @@ Text = Annotated[str, BeforeValidator(_text)]
 
 def _slug_given(value: Any) -> Any:
     if value == "":
-        raise problem("is required")
+        raise problem(_("is required"))
     return value
 
 
@@ -168,11 +185,12 @@ class Answer(BaseModel):
 UNION_TAG = "#"
 # What "is required" adds for keys whose absence deserves a pointer.
 MISSING_HINTS = {
-    "workload": "is required: the job, as an estimate question without accelerator and count",
-    "kind": "is required: training or serving",
-    "estimate": "is required: the workload as an estimate question",
-    "accelerator.tflops": "is required: dense TFLOP/s by precision",
+    "workload": _("is required: the job, as an estimate question without accelerator and count"),
+    "kind": _("is required: training or serving"),
+    "estimate": _("is required: the workload as an estimate question"),
+    "accelerator.tflops": _("is required: dense TFLOP/s by precision"),
 }
+OBJECT_TYPES = ("model_type", "model_attributes_type", "dict_type")
 
 
 def dotted(loc: Sequence[str | int]) -> str:
@@ -187,21 +205,21 @@ def dotted(loc: Sequence[str | int]) -> str:
     return path
 
 
-def _message(error: Mapping[str, Any], path: str) -> str:
+def _template(error: Mapping[str, Any], path: str) -> tuple[str, dict[str, Any]]:
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind in (MESSAGE, MESSAGE_AT):
-        return str(ctx["message"])
+        return str(ctx["template"]), dict(ctx["params"])
     if kind == "missing":
-        return MISSING_HINTS.get(path, "is required")
+        return MISSING_HINTS.get(path, _("is required")), {}
     if kind == "extra_forbidden":
-        return "is not a known field"
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return "must be an object"
+        return _("is not a known field"), {}
+    if kind in OBJECT_TYPES:
+        return _("must be an object"), {}
     if kind in ("list_type", "tuple_type"):
-        return "must be a list"
+        return _("must be a list"), {}
     if kind == "string_type":
-        return f"must be text, not {error.get('input')!r}"
-    return str(error["msg"])
+        return _("must be text, not {value}"), {"value": repr(error.get("input"))}
+    return str(error["msg"]), {}
 
 
 def first_error(exc: ValidationError, *, root: str = "request") -> RequestError:
@@ -213,9 +231,10 @@ def first_error(exc: ValidationError, *, root: str = "request") -> RequestError:
     if chosen["type"] == MESSAGE_AT:
         loc.extend(str(chosen["ctx"]["at"]).split("."))
     path = dotted(loc)
-    if not path and chosen["type"] in ("model_type", "model_attributes_type", "dict_type"):
+    if not path and chosen["type"] in OBJECT_TYPES:
         path = root
-    return RequestError(path or root, _message(chosen, path))
+    template, params = _template(chosen, path)
+    return RequestError(path or root, template, **params)
 
 
 Q = TypeVar("Q", bound=BaseModel)
@@ -224,7 +243,7 @@ Q = TypeVar("Q", bound=BaseModel)
 def parse(model: type[Q], data: Any, *, root: str = "request") -> Q:
     """Validate JSON-like data against a declared question, or raise `RequestError`."""
     if not isinstance(data, Mapping):
-        raise RequestError(root, "must be an object")
+        raise RequestError(root, _("must be an object"))
     try:
         return model.model_validate(data)
     except ValidationError as exc:

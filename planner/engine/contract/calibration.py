@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from planner.engine.contract.base import Number, Question, Text, Whole, problem
+from planner.engine.errors import gettext_noop as _
 
 SCHEMA = "flopfit-probe/1"
 MAX_TRAINING_STEPS = 16
@@ -16,7 +17,7 @@ MAX_TRAINING_STEPS = 16
 
 def _positive(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise problem("must be a positive number")
+        raise problem(_("must be a positive number"))
     return value
 
 
@@ -69,19 +70,19 @@ class ProbeTrainingStep(Report):
     @model_validator(mode="after")
     def _heads_divide(self) -> ProbeTrainingStep:
         if self.hidden % self.heads or self.heads % self.kv_heads:
-            raise problem("must divide hidden and be a multiple of kv_heads", at="heads")
+            raise problem(_("must divide hidden and be a multiple of kv_heads"), at="heads")
         return self
 
 
 def _schema(value: Any) -> Any:
     if value != SCHEMA:
-        raise problem(f"must be {SCHEMA!r}, not {value!r}")
+        raise problem(_("must be {schema}, not {value}"), schema=repr(SCHEMA), value=repr(value))
     return value
 
 
 def _steps(value: Any) -> Any:
     if not isinstance(value, list) or len(value) > MAX_TRAINING_STEPS:
-        raise problem(f"must be a list of at most {MAX_TRAINING_STEPS} steps")
+        raise problem(_("must be a list of at most {most} steps"), most=MAX_TRAINING_STEPS)
     return value
 
 

@@ -26,6 +26,7 @@ from planner.engine.contract.base import (
     one_of,
     problem,
 )
+from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
     ATTENTION,
     ETA_KEYS,
@@ -95,11 +96,15 @@ class InlineModel(Question):
     def _shape_adds_up(self) -> InlineModel:
         kv = self.kv_heads or self.heads
         if self.heads % kv:
-            raise problem(f"must divide the {self.heads} attention heads", at="kv_heads")
+            raise problem(
+                _("must divide the {heads} attention heads"), at="kv_heads", heads=self.heads
+            )
         if self.hidden % self.heads:
-            raise problem(f"must divide the hidden size {self.hidden}", at="heads")
+            raise problem(_("must divide the hidden size {hidden}"), at="heads", hidden=self.hidden)
         if self.active_experts > self.experts:
-            raise problem(f"cannot exceed the {self.experts} experts", at="active_experts")
+            raise problem(
+                _("cannot exceed the {experts} experts"), at="active_experts", experts=self.experts
+            )
         return self
 
     def spec(self) -> ModelSpec:
@@ -122,9 +127,13 @@ def _precisions_known(value: Any) -> Any:
     if isinstance(value, dict):
         for precision in value:
             if precision not in PRECISIONS:
-                raise problem(f"is not a precision ({', '.join(PRECISIONS)})", at=str(precision))
+                raise problem(
+                    _("is not a precision ({precisions})"),
+                    at=str(precision),
+                    precisions=", ".join(PRECISIONS),
+                )
         if not value:
-            raise problem("is required: dense TFLOP/s by precision")
+            raise problem(_("is required: dense TFLOP/s by precision"))
     return value
 
 
@@ -245,7 +254,7 @@ class Efficiency(Question):
 
 def _profile_id(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise problem("must be a calibration profile's id")
+        raise problem(_("must be a calibration profile's id"))
     return value
 
 
@@ -305,13 +314,15 @@ class Job(Question):
         `RequestError` for what only the resolved model and card can tell."""
         if count > per_node and count % per_node:
             raise RequestError(
-                "count", f"must be a multiple of per_node ({per_node}) across several servers"
+                "count",
+                _("must be a multiple of per_node ({per_node}) across several servers"),
+                per_node=per_node,
             )
         precision = self._precision(accelerator)
         task = self.task
         if task == "train" and self.method != "full":
             raise RequestError(
-                "method", "LoRA and QLoRA are fine-tuning methods; use task finetune"
+                "method", _("LoRA and QLoRA are fine-tuning methods; use task finetune")
             )
         global_batch = self.global_batch or DEFAULT_GLOBAL_BATCH[task]
         default_tokens = (
@@ -375,10 +386,14 @@ class Job(Question):
             usable = "bf16" if accelerator.peak_tflops("bf16") else "fp16"
         if not accelerator.peak_tflops(usable):
             name = accelerator.name or "this accelerator"
-            raise RequestError("precision", f"{name} has no {precision} support")
+            raise RequestError(
+                "precision", _("{card} has no {precision} support"), card=name, precision=precision
+            )
         if self.task != "inference" and precision in ("int8", "int4"):
             raise RequestError(
-                "precision", f"{precision} is for inference; train in bf16, fp16, fp8 or fp32"
+                "precision",
+                _("{precision} is for inference; train in bf16, fp16, fp8 or fp32"),
+                precision=precision,
             )
         return precision
 
@@ -391,20 +406,33 @@ class Job(Question):
         dp = p.dp if p.dp is not None else max(count // (tp * pp * cp), 1)
         if tp * pp * dp * cp != count:
             raise RequestError(
-                "parallelism", f"tp x pp x dp x cp = {tp * pp * dp * cp} must equal count {count}"
+                "parallelism",
+                _("tp x pp x dp x cp = {product} must equal count {count}"),
+                product=tp * pp * dp * cp,
+                count=count,
             )
         if model.heads % tp:
             raise RequestError(
-                "parallelism.tp", f"must divide the model's {model.heads} attention heads"
+                "parallelism.tp",
+                _("must divide the model's {heads} attention heads"),
+                heads=model.heads,
             )
         if pp > model.layers:
-            raise RequestError("parallelism.pp", f"cannot exceed the model's {model.layers} layers")
+            raise RequestError(
+                "parallelism.pp",
+                _("cannot exceed the model's {layers} layers"),
+                layers=model.layers,
+            )
         if self.seq_len % cp:
-            raise RequestError("parallelism.cp", f"must divide seq_len {self.seq_len}")
+            raise RequestError(
+                "parallelism.cp", _("must divide seq_len {seq_len}"), seq_len=self.seq_len
+            )
         mb = self.micro_batch or 1
         if self.task != "inference" and global_batch % (dp * mb):
             raise RequestError(
-                "global_batch", f"must be a multiple of dp x micro_batch = {dp * mb}"
+                "global_batch",
+                _("must be a multiple of dp x micro_batch = {multiple}"),
+                multiple=dp * mb,
             )
         return ParallelSpec(
             tp=tp,

@@ -19,6 +19,7 @@ from planner.engine.contract.base import (
     one_of,
     problem,
 )
+from planner.engine.errors import gettext_noop as _
 from planner.engine.facility import (
     AIRFLOW,
     DEFAULT_INLET_C,
@@ -124,7 +125,7 @@ def _slug_or_inline(value: Any) -> str:
 
 def _catalog_slug(value: Any) -> Any:
     if not isinstance(value, str) or not value:
-        raise problem("must be a catalog slug")
+        raise problem(_("must be a catalog slug"))
     return value
 
 
@@ -162,7 +163,7 @@ class FitQuestion(Question):
             if self.accelerator is not None:
                 raise RequestError(
                     "accelerator",
-                    "applies only to a catalog server; give an inline server's power_kw",
+                    _("applies only to a catalog server; give an inline server's power_kw"),
                 )
             server = self.server.spec()
         return FitRequest(

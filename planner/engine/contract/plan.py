@@ -20,6 +20,7 @@ from planner.engine.contract.base import (
     problem,
 )
 from planner.engine.contract.estimate import Job
+from planner.engine.errors import gettext_noop as _
 from planner.engine.facility import FEEDS, RACK_COOLING, RackSpec
 from planner.engine.recommend import RackGroupOption
 from planner.engine.scoring import DIMENSIONS
@@ -57,7 +58,7 @@ class Workload(Job):
         if isinstance(data, dict):
             for key in CHOSEN_BY_THE_PLAN:
                 if key in data:
-                    raise problem("is chosen by the plan, one per candidate", at=key)
+                    raise problem(_("is chosen by the plan, one per candidate"), at=key)
         return data
 
     def to_request(
@@ -138,7 +139,9 @@ class CountRange(Question):
     @model_validator(mode="after")
     def _max_not_below_min(self) -> CountRange:
         if self.max is not None and self.max < self.min:
-            raise problem(f"must be at least {self.min}, not {self.max}", at="max")
+            raise problem(
+                _("must be at least {bound}, not {value}"), at="max", bound=self.min, value=self.max
+            )
         return self
 
     @property
@@ -165,7 +168,7 @@ class Weights(Question):
 def _strings(what: str) -> Callable[[Any], Any]:
     def validate(value: Any) -> Any:
         if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-            raise problem(f"must be a list of {what}")
+            raise problem(what)
         return value
 
     return validate
@@ -177,13 +180,13 @@ def _site_kind(value: Any) -> str:
 
 def _site_given(value: Any) -> Any:
     if not isinstance(value, str | dict):
-        raise problem("must be a site's name or an object with racks")
+        raise problem(_("must be a site's name or an object with racks"))
     return value
 
 
 def _profile_id(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise problem("must be a calibration profile's id")
+        raise problem(_("must be a calibration profile's id"))
     return value
 
 
@@ -204,11 +207,17 @@ class RecommendQuestion(Question):
     budget: Budget = Field(default_factory=Budget)
     years: Number(ge=0.25, le=15) = Field(4, description="Horizon of the total cost, years")
     limit: Whole(ge=1, le=1000) = Field(10, description="Candidates in the answer")
-    vendors: Annotated[list[str], BeforeValidator(_strings("vendor names"))] | None = None
-    stacks: Annotated[list[str], BeforeValidator(_strings("software stacks"))] | None = None
-    accelerators: Annotated[list[str], BeforeValidator(_strings("accelerator slugs"))] | None = (
-        Field(None, description="Only these catalog accelerators")
-    )
+    vendors: (
+        Annotated[list[str], BeforeValidator(_strings(_("must be a list of vendor names")))] | None
+    ) = None
+    stacks: (
+        Annotated[list[str], BeforeValidator(_strings(_("must be a list of software stacks")))]
+        | None
+    ) = None
+    accelerators: (
+        Annotated[list[str], BeforeValidator(_strings(_("must be a list of accelerator slugs")))]
+        | None
+    ) = Field(None, description="Only these catalog accelerators")
     count: CountRange = Field(default_factory=CountRange)
     deadline_days: Number(ge=0.001) | None = Field(None, description="Training must finish within")
     target_rps: Number(ge=0.001) | None = Field(None, description="Serving: requests per second")

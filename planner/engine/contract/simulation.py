@@ -21,6 +21,7 @@ from planner.engine.contract.base import (
     problem,
 )
 from planner.engine.contract.estimate import EstimateQuestion
+from planner.engine.errors import gettext_noop as _
 from planner.engine.simulate.question import (
     MAX_REQUESTS,
     MAX_SWEEP_CANDIDATES,
@@ -73,7 +74,7 @@ class TrainingSimulation(Question):
     def to_question(self, request: EstimateRequest) -> SimulationQuestion:
         if request.task == "inference":
             raise RequestError(
-                "estimate.task", "a training campaign needs a train or finetune workload"
+                "estimate.task", _("a training campaign needs a train or finetune workload")
             )
         return training_question(
             request,
@@ -111,9 +112,11 @@ class Length(Question):
         needs = {"fixed": ("value",), "uniform": ("lo", "hi"), "lognormal": ("mean",)}
         for key in needs[self.kind]:
             if getattr(self, key) is None:
-                raise problem("is required", at=key)
+                raise problem(_("is required"), at=key)
         if self.kind == "uniform" and (self.hi or 0) < (self.lo or 0):
-            raise problem(f"must be at least {self.lo}, not {self.hi}", at="hi")
+            raise problem(
+                _("must be at least {bound}, not {value}"), at="hi", bound=self.lo, value=self.hi
+            )
         return self
 
     def dist(self) -> LengthDist:
@@ -178,14 +181,16 @@ class ServingSimulation(Question):
     @model_validator(mode="after")
     def _consistent(self) -> ServingSimulation:
         if self.requests is not None and self.duration_s is not None:
-            raise problem("give requests or duration_s, not both", at="requests")
+            raise problem(_("give requests or duration_s, not both"), at="requests")
         if self.search is not None and self.ttft_slo_ms is None and self.tpot_slo_ms is None:
-            raise problem("needs ttft_slo_ms or tpot_slo_ms to aim for", at="search")
+            raise problem(_("needs ttft_slo_ms or tpot_slo_ms to aim for"), at="search")
         return self
 
     def to_question(self, request: EstimateRequest) -> SimulationQuestion:
         if request.task != "inference":
-            raise RequestError("estimate.task", "a serving simulation needs an inference workload")
+            raise RequestError(
+                "estimate.task", _("a serving simulation needs an inference workload")
+            )
 
         def length(value: int | Length | None, default: int) -> LengthDist:
             if value is None:
@@ -222,7 +227,7 @@ class ServingSimulation(Question):
 
 def _estimate(data: Mapping[str, Any], estimate_request_of: EstimateRequestOf) -> EstimateRequest:
     if data.get("estimate") is None:
-        raise RequestError("estimate", "is required: the workload as an estimate question")
+        raise RequestError("estimate", _("is required: the workload as an estimate question"))
     try:
         return estimate_request_of(data["estimate"])
     except RequestError as exc:
@@ -235,12 +240,17 @@ def simulation_from_dict(
     """A training or serving question, validated, its workload estimated and its step model
     fitted; `RequestError` names the field at fault."""
     if not isinstance(data, Mapping):
-        raise RequestError("request", "must be an object")
+        raise RequestError("request", _("must be an object"))
     kind = data.get("kind")
     if kind is None:
-        raise RequestError("kind", "is required: training or serving")
+        raise RequestError("kind", _("is required: training or serving"))
     if kind not in KINDS:
-        raise RequestError("kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
+        raise RequestError(
+            "kind",
+            _("must be one of {options}, not {value}"),
+            options=", ".join(KINDS),
+            value=repr(kind),
+        )
     request = _estimate(data, estimate_request_of)
     model = TrainingSimulation if kind == "training" else ServingSimulation
     question = parse(model, data)
@@ -264,19 +274,21 @@ def sweep_from_dict(data: Any, *, estimate_request_of: EstimateRequestOf) -> Swe
     """{"kind": "sweep", "simulation": {...}, "candidates": [...], "labels": [...]?}; each part
     is checked as the question it becomes."""
     if not isinstance(data, Mapping):
-        raise RequestError("request", "must be an object")
+        raise RequestError("request", _("must be an object"))
     unknown = sorted(set(data) - {"kind", "simulation", "candidates", "labels"})
     if unknown:
-        raise RequestError(unknown[0], "is not a known field")
+        raise RequestError(unknown[0], _("is not a known field"))
     base = data.get("simulation")
     if not isinstance(base, Mapping):
-        raise RequestError("simulation", "must be an object")
+        raise RequestError("simulation", _("must be an object"))
     if "estimate" in base:
-        raise RequestError("simulation.estimate", "goes in candidates, one per workload")
+        raise RequestError("simulation.estimate", _("goes in candidates, one per workload"))
     candidates = data.get("candidates")
     if not isinstance(candidates, list) or not 2 <= len(candidates) <= MAX_SWEEP_CANDIDATES:
         raise RequestError(
-            "candidates", f"must be a list of 2 to {MAX_SWEEP_CANDIDATES} estimate questions"
+            "candidates",
+            _("must be a list of 2 to {most} estimate questions"),
+            most=MAX_SWEEP_CANDIDATES,
         )
     labels = data.get("labels") or [f"candidate {i + 1}" for i in range(len(candidates))]
     if (
@@ -284,7 +296,7 @@ def sweep_from_dict(data: Any, *, estimate_request_of: EstimateRequestOf) -> Swe
         or len(labels) != len(candidates)
         or not all(isinstance(x, str) for x in labels)
     ):
-        raise RequestError("labels", "must be one string per candidate")
+        raise RequestError("labels", _("must be one string per candidate"))
     parts = []
     for i, candidate in enumerate(candidates):
         part = {**base, "estimate": candidate}
@@ -296,7 +308,7 @@ def sweep_from_dict(data: Any, *, estimate_request_of: EstimateRequestOf) -> Swe
                 if exc.field.startswith("estimate")
                 else f"simulation.{exc.field}"
             )
-            raise RequestError(field, exc.message) from None
+            raise exc.at(field) from None
         parts.append(part)
     return SweepQuestion(tuple(parts), tuple(labels))
 

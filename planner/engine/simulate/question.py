@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.engine.errors import RequestError
+from planner.engine.errors import gettext_noop as _
 from planner.engine.estimate import estimate
 from planner.engine.simulate.engine_fit import (
     engine_tp,
@@ -100,9 +101,12 @@ def training_question(request: EstimateRequest, p: CampaignParameters) -> Simula
     try:
         tokens_per_s = estimate(request).throughput["tokens_per_s"]
     except ValueError as exc:  # no layout divides the batch over these devices
-        raise RequestError("estimate.global_batch", str(exc)) from None
+        raise RequestError(
+            "estimate.global_batch",
+            _("no parallel layout divides the global batch; change global_batch or count"),
+        ) from exc
     if tokens_per_s <= 0 or not math.isfinite(tokens_per_s):
-        raise RequestError("estimate", "the workload has no throughput to simulate")
+        raise RequestError("estimate", _("the workload has no throughput to simulate"))
     params = request.model.params
     if request.method != "full":
         params = 7 * request.lora_rank * 2 * request.model.hidden * request.model.layers
@@ -168,7 +172,7 @@ def serving_question(request: EstimateRequest, p: ServingParameters) -> Simulati
     )
     if spec.kv_budget_tokens <= 0:
         raise RequestError(
-            "estimate", "the model's weights leave no memory for a KV cache on this accelerator"
+            "estimate", _("the model's weights leave no memory for a KV cache on this accelerator")
         )
     return SimulationQuestion("serving", spec, p.search, request)
 

@@ -13,6 +13,7 @@ from planner.engine.contract import EstimateQuestion, FitQuestion
 from planner.engine.contract.answers import EstimateAnswer, FitAnswer
 from planner.estimates.api.examples import EXAMPLES, FIT_EXAMPLES
 from planner.estimates.services import estimate_run, fit_run
+from planner.messages import error_message
 
 
 class EstimateView(APIView):
@@ -37,7 +38,7 @@ class EstimateView(APIView):
         try:
             answer = estimate_run(data=request.data, user=request.user)
         except RequestError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(answer)
 
 
@@ -64,5 +65,5 @@ class FitView(APIView):
         try:
             answer = fit_run(data=request.data)
         except RequestError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(answer)

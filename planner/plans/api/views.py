@@ -32,6 +32,7 @@ from planner.engine import RequestError
 from planner.engine.contract.answers import CandidatePage
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
+from planner.messages import error_message
 from planner.plans.api.serializers import (
     CandidatesQuerySerializer,
     PlanSerializer,
@@ -171,7 +172,7 @@ class PlanListView(generics.ListCreateAPIView):
             plan = plan_create(data=data, user=request.user, team=team, site=site)
         except RequestError as exc:
             return Response(
-                {exc.field or "request": [exc.message]}, status=status.HTTP_400_BAD_REQUEST
+                {exc.field or "request": [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST
             )
         return Response(
             PlanSerializer(plan, context=self.get_serializer_context()).data,

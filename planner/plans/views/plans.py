@@ -26,6 +26,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
 from planner.engine import RequestError
+from planner.messages import error_line, error_message
 from planner.models import Plan
 from planner.plans.figures import (
     TASK_LABELS,
@@ -122,7 +123,7 @@ def plan_list(request: HttpRequest) -> HttpResponse:
 
 def _apply_engine_error(form: PlanForm, exc: RequestError) -> None:
     field = form.error_field(exc.field)
-    form.add_error(field, exc.message if field else f"{exc.field}: {exc.message}")
+    form.add_error(field, error_message(exc) if field else error_line(exc))
 
 
 @require_http_methods(["GET", "POST"])

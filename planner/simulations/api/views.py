@@ -23,6 +23,7 @@ from accounts.permissions import PlannerWrites
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
 from planner.engine import RequestError
 from planner.engine.contract.simulation import SimulationRequest
+from planner.messages import error_message
 from planner.models import Simulation
 
 # How long a client should wait before asking again when the broker is down (seconds).
@@ -174,7 +175,7 @@ class SimulationListView(generics.ListCreateAPIView):
         try:
             simulation, queued = simulation_start(data=request.data, user=request.user)
         except RequestError as exc:
-            return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except QueueUnavailable:
             return Response(
                 {"detail": _("The task queue did not answer, so nothing was queued. Try again.")},

@@ -76,3 +76,24 @@ def test_schema_documents_the_estimate_endpoint_with_examples(client, db):
     assert {"200", "400"} <= set(operation["responses"])
     examples = operation["requestBody"]["content"]["application/json"]["examples"]
     assert len(examples) >= 3
+
+
+def test_a_bad_field_is_explained_in_the_language_asked_for(client, loaded_catalog):
+    question = {
+        "task": "inference",
+        "model": "meta-llama-3-8b",
+        "accelerator": "nvidia-h100-sxm5-80gb",
+        "count": 1,
+        "inference": {"batch": 0},
+    }
+    english = client.post(
+        "/api/v1/estimates/", question, content_type="application/json", HTTP_ACCEPT_LANGUAGE="en"
+    )
+    chinese = client.post(
+        "/api/v1/estimates/",
+        question,
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert english.json() == {"inference.batch": ["must be at least 1, not 0"]}
+    assert chinese.json() == {"inference.batch": ["必须不小于 1，而不是 0"]}  # noqa: RUF001
