@@ -12,8 +12,8 @@ from django.core.management import call_command
 from planner.calibrations.services import calibration_create, match_accelerator
 from planner.engine import RequestError
 from planner.engine.calibrate import predicted_tokens_per_s
-from planner.models import CalibrationProfile
 from planner.estimates.services import estimate_run
+from planner.models import CalibrationProfile
 
 pytestmark = pytest.mark.django_db
 

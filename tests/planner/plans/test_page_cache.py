@@ -9,8 +9,8 @@ from django.test import Client
 
 from accounts.roles import Role
 from accounts.services import team_get_or_create, user_create
-from planner.plans.views import plans as plan_views
 from planner.plans.services import plan_create
+from planner.plans.views import plans as plan_views
 
 pytestmark = pytest.mark.django_db
 

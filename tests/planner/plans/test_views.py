@@ -20,14 +20,13 @@ from django.utils.html import escape
 
 from accounts.roles import Role
 from accounts.services import team_get_or_create, user_create
-from planner.plans.views import plans as plan_views
 from planner.engine import RequestError
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
 from planner.models import Plan, Workload
 from planner.plans.figures import CSV_COLUMNS, pareto_front
+from planner.plans.services import plan_create, workload_create
+from planner.plans.views import plans as plan_views
 from planner.plans.views.plans import PAGE_SIZE
-from planner.plans.services import plan_create
-from planner.plans.services import workload_create
 from tests.factories import RackGroupFactory, SiteFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ from rest_framework.test import APIClient
 
 from accounts.roles import Role
 from accounts.services import token_create
-from planner.simulations import services as simulations
 from planner.choices import SimulationStatus
 from planner.models import Simulation
+from planner.simulations import services as simulations
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

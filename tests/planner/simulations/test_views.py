@@ -13,11 +13,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.roles import Role
-from planner.simulations import services as simulations
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
 from planner.engine.simulate.request import inputs_hash
 from planner.models import Simulation
+from planner.simulations import services as simulations
 from planner.simulations.forms import ServingSimulationForm, TrainingSimulationForm
 from tests.factories import UserFactory
 

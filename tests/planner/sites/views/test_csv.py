@@ -10,9 +10,9 @@ import pytest
 from django.urls import reverse
 
 from accounts.roles import Role
-from planner.sites import views as site_views
-from planner.models import RackGroup, Site
 from planner.history import history_of
+from planner.models import RackGroup, Site
+from planner.sites import views as site_views
 from planner.sites.services import CSV_COLUMNS, CSV_MAX_BYTES, rack_group_save, site_create
 from tests.factories import FabricFactory
 from tests.planner.sites.views.common import GOOD_CSV, HEADER, client_for, import_url, upload

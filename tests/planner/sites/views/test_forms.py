@@ -8,9 +8,9 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.roles import Role
-from planner.sites import views as site_views
-from planner.models import RackGroup, Site
 from planner.history import history_of
+from planner.models import RackGroup, Site
+from planner.sites import views as site_views
 from planner.versioning import ConflictError
 from tests.factories import FabricFactory
 from tests.planner.sites.views.common import HTMX, RACK_FORM, SITE_FORM, client_for
