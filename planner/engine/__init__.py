@@ -6,11 +6,9 @@ only bridge to the database. Every saved result records `MODEL_VERSION`, so resu
 by an older engine can be told apart after the formulas change.
 """
 
-MODEL_VERSION = "1.0.0"
-
-from planner.engine.estimate import Estimate, estimate  # noqa: E402
-from planner.engine.request import RequestError, request_from_dict  # noqa: E402
-from planner.engine.specs import (  # noqa: E402
+from planner.engine.estimate import Estimate, estimate
+from planner.engine.request import RequestError, request_from_dict
+from planner.engine.specs import (
     AcceleratorSpec,
     EstimateRequest,
     FabricSpec,
@@ -18,6 +16,7 @@ from planner.engine.specs import (  # noqa: E402
     ModelSpec,
     ParallelSpec,
 )
+from planner.engine.version import MODEL_VERSION
 
 __all__ = [
     "MODEL_VERSION",

@@ -1,5 +1,6 @@
 """The parallelism search: every layout of tensor, pipeline and data parallelism, micro-batch,
-ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy."""
+ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy;
+and the serving layout, the smallest tensor-parallel group whose shard fits."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.engine.compute import StepTime, training_step
-from planner.engine.memory import RECOMPUTE_CODE, training_memory
+from planner.engine.memory import RECOMPUTE_CODE, inference_memory, training_memory
 from planner.engine.specs import GIB, EstimateRequest, ParallelSpec
+from planner.engine.step import StepTime, training_step
 
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
 RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODE.items()}
@@ -147,3 +148,17 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     else:
         best = int(np.argmin(memory["total"]))
     return SearchResult(layouts, memory, step, fits, best)
+
+
+def smallest_fitting_tp(req: EstimateRequest) -> int:
+    """Serving layout: the smallest tensor-parallel group inside one server whose shard fits;
+    the other devices serve as independent replicas (the largest group when none fits)."""
+    options = [
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= min(req.count, req.per_node) and req.model.heads % t == 0
+    ]
+    for t in options:
+        if inference_memory(req, tp=t)["total"] <= req.accelerator.memory_gib * GIB:
+            return t
+    return options[-1]

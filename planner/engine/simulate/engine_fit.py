@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from planner.engine.compute import inference_time
-from planner.engine.memory import inference_memory, kv_cache_bytes, smallest_fitting_tp
+from planner.engine.memory import inference_memory
+from planner.engine.parallel import smallest_fitting_tp
+from planner.engine.shapes import kv_cache_bytes
 from planner.engine.simulate.serving import StepModel
 from planner.engine.specs import GIB, EstimateRequest
+from planner.engine.step import inference_time
 
 # Fit points: prefill steps of 4 and 16 prompts of 512 tokens (compute-bound on data-centre
 # parts); decode at 1 and 64 sequences and 1,024 and 4,096 tokens of context each.

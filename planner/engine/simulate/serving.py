@@ -34,7 +34,7 @@ from typing import Literal
 
 import numpy as np
 
-from planner.engine import MODEL_VERSION
+from planner.engine.version import MODEL_VERSION
 
 Progress = Callable[[float], None] | None
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.engine import MODEL_VERSION
 from planner.engine.efficiency import young_daly_interval_s
+from planner.engine.version import MODEL_VERSION
 
 DAY_S = 86_400.0
 HOUR_S = 3_600.0
