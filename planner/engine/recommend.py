@@ -208,88 +208,135 @@ def candidate_layouts(question: PlanQuestion, slots: int) -> list[tuple[int, int
     return [(n, k) for n, k in pairs if question.min_count <= n * k <= question.max_count]
 
 
-def recommend(question: PlanQuestion) -> Ranking:
-    task = question.workload.task
-    weights = scoring.normalised_weights(task, question.weights)
+def _ranking_key(c: Candidate) -> tuple:
+    """Best overall score first; then faster, cheaper, and by name for a stable order."""
+    return (
+        -c.overall,
+        c.estimate["time"]["seconds"],
+        c.cost["tco"] or math.inf,
+        c.accelerator,
+        c.server,
+        c.count,
+    )
+
+
+def _build_answer(
+    question: PlanQuestion,
+    option: AcceleratorOption,
+    *,
+    nodes: int,
+    per_node: int,
+    precision: str,
+    answers: dict[tuple, dict | str],
+) -> dict | str:
+    """The estimate of one build as the contract's JSON, or why there is none. Builds that
+    differ only in their server share one estimate (`answers` keeps them)."""
+    count = nodes * per_node
+    key = (option.slug, per_node, count, precision)
+    if key in answers:
+        return answers[key]
+    floor = sharded_state_gib(question.workload, count)
+    if floor > option.spec.memory_gib:
+        answers[key] = (
+            f"does not fit in memory (at least {floor:.1f} GiB per device for weights, "
+            f"gradients and optimizer states, fully sharded, over {option.spec.memory_gib:g} GiB)"
+        )
+        return answers[key]
+    req = dataclasses.replace(
+        question.workload,
+        accelerator=option.spec,
+        count=count,
+        per_node=per_node,
+        precision=precision,
+        calibration=option.calibration,
+    )
+    try:
+        answers[key] = estimate(req, advise=False).as_dict()
+    except ValueError as exc:  # no layout divides the batch over this count
+        answers[key] = str(exc)
+    return answers[key]
+
+
+def _costed(
+    question: PlanQuestion,
+    server: ServerOption,
+    option: AcceleratorOption,
+    *,
+    nodes: int,
+    per_node: int,
+    answer: dict,
+) -> Candidate:
+    """A build with an estimate, fitted into the site and costed; scores come later."""
+    facility = server.facility[option.slug]
+    site = _site_fit(question, facility, nodes)
+    money = cost_of(
+        nodes=nodes,
+        accelerators_per_node=per_node,
+        accelerator_price=option.price,
+        server_price=server.price,
+        server_power_kw=facility.power_kw,
+        pue=question.pue,
+        price_per_kwh=question.price_per_kwh,
+        years=question.years,
+        rent_per_gpu_hour=question.rent_per_gpu_hour,
+    )
+    # A ranking keeps hundreds of builds: their prose explanations stay with the estimate
+    # page, and the memory-time part of the breakdown is all scoring reads.
+    kept = {k: v for k, v in answer.items() if k not in ("explanations", "search")}
+    count = nodes * per_node
+    return Candidate(option.slug, server.slug, count, nodes, kept, site, money.as_dict(), {}, {})
+
+
+def _builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, dict]], list[Candidate]]:
+    """Every build of the question's servers and the accelerators they take: those with an
+    estimate (and what scoring needs to know of them), and those without one."""
     accelerators = {a.slug: a for a in question.accelerators}
-    estimates: dict[tuple, object] = {}
-    raw: list[tuple[Candidate, dict]] = []
+    answers: dict[tuple, dict | str] = {}
+    built: list[tuple[Candidate, dict]] = []
     unusable: list[Candidate] = []
     for server in question.servers:
         for slug in sorted(server.fits & accelerators.keys()):
             option = accelerators[slug]
-            facility = server.facility[slug]
+            precision, native = _precision_for(question.workload, option.spec)
             for nodes, per_node in candidate_layouts(question, server.slots):
-                count = nodes * per_node
-                precision, native = _precision_for(question.workload, option.spec)
-                key = (slug, per_node, count, precision)
-                floor = sharded_state_gib(question.workload, count)
-                if floor > option.spec.memory_gib:
-                    estimates.setdefault(
-                        key,
-                        f"does not fit in memory (at least {floor:.1f} GiB per device for weights, "
-                        f"gradients and optimizer states, fully sharded, over {option.spec.memory_gib:g} GiB)",
-                    )
-                if key not in estimates:
-                    req = dataclasses.replace(
-                        question.workload,
-                        accelerator=option.spec,
-                        count=count,
-                        per_node=per_node,
-                        precision=precision,
-                        calibration=option.calibration,
-                    )
-                    try:
-                        estimates[key] = estimate(req, advise=False).as_dict()
-                    except ValueError as exc:  # no layout divides the batch over this count
-                        estimates[key] = str(exc)
-                answer = estimates[key]
+                answer = _build_answer(
+                    question,
+                    option,
+                    nodes=nodes,
+                    per_node=per_node,
+                    precision=precision,
+                    answers=answers,
+                )
                 if isinstance(answer, str):
+                    count = nodes * per_node
                     unusable.append(
                         Candidate(
                             slug, server.slug, count, nodes, {}, {}, {}, {}, {}, failures=[answer]
                         )
                     )
                     continue
-                site = _site_fit(question, facility, nodes)
-                money = cost_of(
-                    nodes=nodes,
-                    accelerators_per_node=per_node,
-                    accelerator_price=option.price,
-                    server_price=server.price,
-                    server_power_kw=facility.power_kw,
-                    pue=question.pue,
-                    price_per_kwh=question.price_per_kwh,
-                    years=question.years,
-                    rent_per_gpu_hour=question.rent_per_gpu_hour,
+                candidate = _costed(
+                    question, server, option, nodes=nodes, per_node=per_node, answer=answer
                 )
-                # A ranking keeps hundreds of builds: their prose explanations stay with the
-                # estimate page, and the memory-time part of the breakdown is all scoring reads.
-                kept = {k: v for k, v in answer.items() if k not in ("explanations", "search")}
-                candidate = Candidate(
-                    slug, server.slug, count, nodes, kept, site, money.as_dict(), {}, {}
-                )
-                raw.append((candidate, {"option": option, "facility": facility, "native": native}))
+                context = {"option": option, "facility": server.facility[slug], "native": native}
+                built.append((candidate, context))
+    return built, unusable
 
-    best_memory = min((_memory_time_per_token(task, c) for c, _ in raw), default=0.0)
+
+def recommend(question: PlanQuestion) -> Ranking:
+    task = question.workload.task
+    weights = scoring.normalised_weights(task, question.weights)
+    built, unusable = _builds(question)
+    best_memory = min((_memory_time_per_token(task, c) for c, _ in built), default=0.0)
     ranked, rejected = [], []
-    for candidate, ctx in raw:
-        _score(candidate, ctx, task, best_memory, weights)
+    for candidate, context in built:
+        _score(candidate, context, task, best_memory, weights)
         candidate.failures = _hard_failures(question, candidate)
         (rejected if candidate.failures else ranked).append(candidate)
-    ranked.sort(
-        key=lambda c: (
-            -c.overall,
-            c.estimate["time"]["seconds"],
-            c.cost["tco"] or math.inf,
-            c.accelerator,
-            c.server,
-            c.count,
-        )
-    )
+    ranked.sort(key=_ranking_key)
     rejected.extend(unusable)
     rejected.sort(key=lambda c: (c.accelerator, c.server, c.count))
-    return Ranking(ranked, rejected, len(raw) + len(unusable), weights)
+    return Ranking(ranked, rejected, len(built) + len(unusable), weights)
 
 
 def rerank(ranking: Ranking, task: str, weights: Mapping[str, float] | None) -> Ranking:
@@ -297,17 +344,7 @@ def rerank(ranking: Ranking, task: str, weights: Mapping[str, float] | None) -> 
     chosen = scoring.normalised_weights(task, weights)
     for c in ranking.candidates:
         c.overall = scoring.overall(c.scores, chosen)
-    ordered = sorted(
-        ranking.candidates,
-        key=lambda c: (
-            -c.overall,
-            c.estimate["time"]["seconds"],
-            c.cost["tco"] or math.inf,
-            c.accelerator,
-            c.server,
-            c.count,
-        ),
-    )
+    ordered = sorted(ranking.candidates, key=_ranking_key)
     return Ranking(ordered, ranking.rejected, ranking.evaluated, chosen)
 
 

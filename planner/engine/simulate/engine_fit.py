@@ -8,7 +8,7 @@ import dataclasses
 from planner.engine.memory import inference_memory
 from planner.engine.parallel import smallest_fitting_tp
 from planner.engine.shapes import kv_cache_bytes
-from planner.engine.simulate.serving import StepModel
+from planner.engine.simulate.serving_spec import StepModel
 from planner.engine.specs import GIB, EstimateRequest
 from planner.engine.step import inference_time
 

@@ -248,6 +248,44 @@ def _stats(x: np.ndarray, scale: float = 1.0) -> dict:
     return out
 
 
+def _lost_time(
+    spec: CampaignSpec, *, stretch: np.ndarray, lost: np.ndarray, failures: np.ndarray
+) -> dict[str, float]:
+    """Mean seconds lost per trial, by cause."""
+    checkpoints = int(_segments(spec.work_s, spec.interval_s)) - 1
+    straggled = 1 / (1 - spec.straggler_slowdown)
+    return {
+        "checkpointing": checkpoints * spec.checkpoint_write_s,
+        "lost_work": float(lost.mean()),
+        "detection_restart": float(failures.mean()) * (spec.detect_s + spec.restart_s),
+        "throttling": float(spec.work_s * (stretch - straggled).mean()),
+        "stragglers": spec.work_s * (straggled - 1),
+    }
+
+
+def _interval_search(
+    spec: CampaignSpec, rng: np.random.Generator, progress: Callable[[float], None]
+) -> tuple[dict, float, float]:
+    """Mean completion over a log grid of intervals around Young/Daly, on fewer trials, and
+    the best interval refined between grid points: (grid, best interval, its completion)."""
+    grid_trials = spec.grid_trials or max(MIN_GRID_TRIALS, spec.trials // 5)
+    young_daly = spec.young_daly_s
+    grid = np.geomspace(young_daly / GRID_SPAN, young_daly * GRID_SPAN, GRID_POINTS)
+    grid = np.minimum(grid, spec.work_s)
+    grid_stretch, _ = _stretch(spec, rng, grid_trials)
+    grid_completion, _, _ = _rounds(
+        intervals=grid, stretch=grid_stretch, spec=spec, rng=rng, progress=progress
+    )
+    means = grid_completion.mean(axis=1)
+    best_s, best_completion = _best_interval(grid, means)
+    grid_result = {
+        "interval_s": [round(float(v), 3) for v in grid],
+        "mean_completion_s": [round(float(v), 3) for v in means],
+        "trials": grid_trials,
+    }
+    return grid_result, best_s, best_completion
+
+
 def simulate_campaign(spec: CampaignSpec, *, progress: Progress = None) -> CampaignResult:
     """Run `spec.trials` trials at the chosen interval, then the interval search."""
     report = progress or (lambda _fraction: None)
@@ -267,49 +305,24 @@ def simulate_campaign(spec: CampaignSpec, *, progress: Progress = None) -> Campa
         progress=lambda f: report(main_share * f),
     )
     completion, lost, failures = completion[0], lost[0], failures[0]
-
-    checkpoints = int(_segments(spec.work_s, interval)) - 1
-    straggled = 1 / (1 - spec.straggler_slowdown)
-    lost_s = {
-        "checkpointing": checkpoints * spec.checkpoint_write_s,
-        "lost_work": float(lost.mean()),
-        "detection_restart": float(failures.mean()) * (spec.detect_s + spec.restart_s),
-        "throttling": float(spec.work_s * (stretch - straggled).mean()),
-        "stragglers": spec.work_s * (straggled - 1),
-    }
+    lost_s = _lost_time(spec, stretch=stretch, lost=lost, failures=failures)
 
     grid_result: dict = {}
     best_s = best_completion = None
     if searching:
-        grid_trials = spec.grid_trials or max(MIN_GRID_TRIALS, spec.trials // 5)
-        young_daly = spec.young_daly_s
-        grid = np.geomspace(young_daly / GRID_SPAN, young_daly * GRID_SPAN, GRID_POINTS)
-        grid = np.minimum(grid, spec.work_s)
-        grid_stretch, _ = _stretch(spec, grid_rng, grid_trials)
-        grid_completion, _, _ = _rounds(
-            intervals=grid,
-            stretch=grid_stretch,
-            spec=spec,
-            rng=grid_rng,
-            progress=lambda f: report(main_share + (1 - main_share) * f),
+        grid_result, best_s, best_completion = _interval_search(
+            spec, grid_rng, lambda f: report(main_share + (1 - main_share) * f)
         )
-        means = grid_completion.mean(axis=1)
-        best_s, best_completion = _best_interval(grid, means)
-        grid_result = {
-            "interval_s": [round(float(v), 3) for v in grid],
-            "mean_completion_s": [round(float(v), 3) for v in means],
-            "trials": grid_trials,
-        }
     report(1.0)
 
     counts, edges = np.histogram(completion / DAY_S, bins=HISTOGRAM_BINS)
-    mean = float(completion.mean())
+    checkpoints = int(_segments(spec.work_s, interval)) - 1
     return CampaignResult(
         trials=spec.trials,
         work_s=spec.work_s,
         completion_s=_stats(completion),
         completion_days=_stats(completion, DAY_S),
-        goodput=round(spec.work_s / mean, 6),
+        goodput=round(spec.work_s / float(completion.mean()), 6),
         lost_s={k: round(v, 3) for k, v in lost_s.items()},
         failures_mean=round(float(failures.mean()), 4),
         checkpoint_interval_s=round(interval, 3),
