@@ -45,6 +45,7 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(MANAGE) makemigrations --check --dry-run
 	$(MANAGE) spectacular --validate --fail-on-warn --file /dev/null
 
