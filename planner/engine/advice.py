@@ -4,6 +4,8 @@ user can make would bring it under, each one tried through the same memory model
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from planner.engine.memory import inference_memory, rounded_gib
 from planner.engine.parallel import candidate_layouts, evaluate, smallest_fitting_tp
@@ -72,7 +74,7 @@ def fits(req: EstimateRequest) -> bool:
     return len(layouts) > 0 and bool(evaluate(req, layouts).fits.any())
 
 
-def does_not_fit(req: EstimateRequest, memory: dict) -> str:
+def does_not_fit(req: EstimateRequest, memory: Mapping[str, Any]) -> str:
     """How far over capacity, and which single changes would make it fit (each one tried)."""
     over = memory["per_device_gib"] - memory["capacity_gib"]
     options = fit_options(req)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from planner.engine import efficiency as eff
 from planner.engine.estimate import estimate
@@ -27,16 +28,19 @@ MIN_CREDIBLE_SHARE = 0.25
 @dataclass(frozen=True)
 class Derivation:
     spec: CalibrationSpec
-    rows: list[dict]  # figure, measured, datasheet, engine default, unit
+    rows: list[dict[str, Any]]  # figure, measured, datasheet, engine default, unit
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         spec = {f: getattr(self.spec, f) for f in self.spec.__dataclass_fields__}
         spec["gemm_efficiency"] = dict(self.spec.gemm_efficiency)
         return {"calibration": spec, "rows": self.rows}
 
 
 def step_request(
-    step: dict, accelerator: AcceleratorSpec, *, calibration: CalibrationSpec | None = None
+    step: dict[str, Any],
+    accelerator: AcceleratorSpec,
+    *,
+    calibration: CalibrationSpec | None = None,
 ) -> EstimateRequest:
     """The engine's question for one of the probe's training steps: no recompute, flash
     attention, the probe's model shape, sequence and micro-batch, on one device or data
@@ -77,14 +81,17 @@ def step_request(
 
 
 def predicted_tokens_per_s(
-    step: dict, accelerator: AcceleratorSpec, calibration: CalibrationSpec | None = None
+    step: dict[str, Any], accelerator: AcceleratorSpec, calibration: CalibrationSpec | None = None
 ) -> float:
-    return estimate(
-        step_request(step, accelerator, calibration=calibration), advise=False
-    ).throughput["tokens_per_s"]
+    """What the engine predicts for one of the probe's training steps."""
+    answer = estimate(step_request(step, accelerator, calibration=calibration), advise=False)
+    tokens_per_s: float = answer.throughput["tokens_per_s"]
+    return tokens_per_s
 
 
-def _gemm_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[dict[str, float], list[dict]]:
+def _gemm_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """The measured share of each dense peak; shares too low to credit are shown, not used."""
     gemm, rows = {}, []
     for precision in PRECISIONS:
@@ -107,7 +114,9 @@ def _gemm_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[dict[str, flo
     return gemm, rows
 
 
-def _memory_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[float | None, list[dict]]:
+def _memory_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[float | None, list[dict[str, Any]]]:
     """The share of datasheet bandwidth a device-to-device copy reached."""
     copy = probe.get("memory", {}).get("d2d_gb_s")
     if not copy:
@@ -123,7 +132,9 @@ def _memory_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[float | Non
     ]
 
 
-def _scale_up_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[float | None, list[dict]]:
+def _scale_up_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[float | None, list[dict[str, Any]]]:
     """The share of the scale-up link the best all-reduce reached."""
     busbw = [r["busbw_gb_s"] for r in probe.get("allreduce", [])]
     if not (busbw and accelerator.scale_up_gb_s):
@@ -141,11 +152,11 @@ def _scale_up_rows(probe: dict, accelerator: AcceleratorSpec) -> tuple[float | N
 
 
 def _step_rows(
-    steps: list[dict],
+    steps: list[dict[str, Any]],
     accelerator: AcceleratorSpec,
     spec: CalibrationSpec,
     reference_step: str | None,
-) -> tuple[CalibrationSpec, list[dict]]:
+) -> tuple[CalibrationSpec, list[dict[str, Any]]]:
     """The end-to-end factor from the reference step, and every step predicted with and
     without the calibration."""
     if not steps:
@@ -173,7 +184,11 @@ def _step_rows(
 
 
 def derive(
-    probe: dict, accelerator: AcceleratorSpec, *, name: str, reference_step: str | None = None
+    probe: dict[str, Any],
+    accelerator: AcceleratorSpec,
+    *,
+    name: str,
+    reference_step: str | None = None,
 ) -> Derivation:
     """Calibrate `accelerator` from one probe report. The end-to-end factor comes from the
     reference training step (the first on one device by default); other steps, data-parallel

@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine import efficiency as eff
+from planner.engine.arrays import Floats
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
 
 # Cast and transpose passes an FP8 GEMM input costs, per GEMM (fwd and bwd inputs).
@@ -48,19 +50,30 @@ def dense_peak(acc: AcceleratorSpec, precision: str) -> float:
 class Roofline:
     """Operation time, and the part of it spent waiting on memory rather than math."""
 
-    total: np.ndarray
-    memory_bound: np.ndarray
+    total: Floats
+    memory_bound: Floats
 
     def __add__(self, other: Roofline) -> Roofline:
         return Roofline(self.total + other.total, self.memory_bound + other.memory_bound)
 
-    def scale(self, k) -> Roofline:
+    def scale(self, k: Floats | float) -> Roofline:
         return Roofline(self.total * k, self.memory_bound * k)
 
 
 def gemm(
-    M, K, N, *, peak_flops: float, efficiency: float, bw: float, operand_bytes: float, count=1.0
+    M: npt.ArrayLike,
+    K: npt.ArrayLike,
+    N: npt.ArrayLike,
+    *,
+    peak_flops: float,
+    efficiency: float,
+    bw: float,
+    operand_bytes: float,
+    count: Floats | float = 1.0,
 ) -> Roofline:
+    """An M x K by K x N matrix multiply, `count` times: compute-bound at the achievable share
+    of the peak (less for small dimensions), or bound by reading both operands and writing the
+    16-bit result."""
     M, K, N = (np.asarray(x, dtype=float) for x in (M, K, N))
     smallest = np.minimum(np.minimum(M, K), N)
     shape_eff = smallest / (smallest + eff.SMALL_GEMM_DIM)
@@ -70,7 +83,8 @@ def gemm(
     return Roofline(total, np.where(memory > compute, total, 0.0))
 
 
-def streaming(bytes_moved, *, bw: float) -> Roofline:
+def streaming(bytes_moved: npt.ArrayLike, *, bw: float) -> Roofline:
+    """Bytes read or written by a bandwidth-bound kernel."""
     t = np.asarray(bytes_moved, dtype=float) / bw
     return Roofline(t, t)
 
@@ -83,7 +97,7 @@ class Hardware:
     bw: float  # achievable bytes/s
     operand_bytes: float
 
-    def gemm(self, M, K, N) -> Roofline:
+    def gemm(self, M: npt.ArrayLike, K: npt.ArrayLike, N: npt.ArrayLike) -> Roofline:
         """A GEMM at the precision the model's weights run in."""
         return gemm(
             M,
@@ -117,7 +131,14 @@ def hardware(req: EstimateRequest) -> Hardware:
     )
 
 
-def attention_forward(req: EstimateRequest, hw: Hardware, *, tokens, tp, cp) -> Roofline:
+def attention_forward(
+    req: EstimateRequest,
+    hw: Hardware,
+    *,
+    tokens: npt.ArrayLike,
+    tp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+) -> Roofline:
     """The attention core (scores and their weighted sum) of one layer on one device."""
     m = req.model
     t = np.asarray(tp, dtype=float)
@@ -146,7 +167,12 @@ def attention_forward(req: EstimateRequest, hw: Hardware, *, tokens, tp, cp) -> 
 
 
 def elementwise_forward(
-    req: EstimateRequest, hw: Hardware, *, tokens, tp, sequence_parallel: bool = True
+    req: EstimateRequest,
+    hw: Hardware,
+    *,
+    tokens: npt.ArrayLike,
+    tp: npt.ArrayLike,
+    sequence_parallel: bool = True,
 ) -> Roofline:
     """Norms, residual adds, activation and casts of one layer, bandwidth-bound, plus the
     launch cost of the layer's kernels."""
@@ -175,7 +201,13 @@ def elementwise_forward(
 
 
 def layer_forward(
-    req: EstimateRequest, hw: Hardware, *, tokens, tp, cp, sequence_parallel: bool = True
+    req: EstimateRequest,
+    hw: Hardware,
+    *,
+    tokens: npt.ArrayLike,
+    tp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    sequence_parallel: bool = True,
 ) -> tuple[Roofline, Roofline, Roofline]:
     """One transformer layer's forward pass on one device: (GEMMs, attention core,
     streaming ops) as Rooflines."""

@@ -4,14 +4,16 @@ what binds. The answer serialises to the estimate contract's JSON with `as_dict(
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from planner.engine import efficiency as eff
 from planner.engine.advice import does_not_fit
 from planner.engine.compute import dense_peak
-from planner.engine.memory import inference_memory, rounded_gib
+from planner.engine.memory import Bytes, inference_memory, rounded_gib
 from planner.engine.parallel import (
     SearchResult,
     candidate_layouts,
@@ -19,10 +21,13 @@ from planner.engine.parallel import (
     fixed_layout,
     smallest_fitting_tp,
 )
-from planner.engine.shapes import lora_trainable_params, model_flops_per_token
+from planner.engine.shapes import lora_params_per_layer, model_flops_per_token
 from planner.engine.specs import BYTES, ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.step import InferenceTime, inference_time
 from planner.engine.version import MODEL_VERSION
+
+# One section of the estimate contract's JSON answer.
+Section: TypeAlias = dict[str, Any]
 
 DAY_S = 86_400.0
 # A decode step that spends more than this share on the scale-up link is bound by the link.
@@ -35,21 +40,21 @@ LORA_CHECKPOINT_BYTES_PER_PARAM = 16
 
 @dataclass(frozen=True)
 class Estimate:
-    memory: dict
-    parallelism: dict
-    throughput: dict
-    time: dict
-    inference: dict
-    efficiency: dict
-    explanations: dict
+    memory: Section
+    parallelism: Section
+    throughput: Section
+    time: Section
+    inference: Section
+    efficiency: dict[str, float]
+    explanations: dict[str, str]
     bottleneck: str
     warnings: list[str]
-    breakdown: dict = field(default_factory=dict)
-    search: dict = field(default_factory=dict)
+    breakdown: Section = field(default_factory=dict)
+    search: Section = field(default_factory=dict)
 
-    calibration: dict | None = None
+    calibration: Section | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The contract's JSON; sections are copied one level deep (their values are plain)."""
         out = {
             name: (
@@ -67,9 +72,16 @@ class Estimate:
         return out
 
 
-def _memory_dict(components: dict, index: int | None, capacity_gib: float) -> dict:
-    pick = (lambda v: np.asarray(v).reshape(-1)[index]) if index is not None else (lambda v: v)
-    out = {
+def _memory_dict(
+    components: Mapping[str, Bytes], index: int | None, capacity_gib: float
+) -> Section:
+    """The memory section: each component in GiB for the chosen layout (`index`), or for the
+    one layout there is."""
+
+    def pick(v: Bytes) -> Bytes | np.floating:
+        return np.asarray(v).reshape(-1)[index] if index is not None else v
+
+    out: Section = {
         "per_device_gib": rounded_gib(pick(components["total"])),
         "weights_gib": rounded_gib(pick(components["weights"])),
         "gradients_gib": rounded_gib(pick(components["gradients"])),
@@ -89,9 +101,8 @@ def _fault(req: EstimateRequest) -> tuple[float, str]:
     rel = req.reliability
     trainable_bytes = req.model.params * CHECKPOINT_BYTES_PER_PARAM
     if req.method != "full":
-        trainable_bytes = (
-            lora_trainable_params(req.model, rank=req.lora_rank) * LORA_CHECKPOINT_BYTES_PER_PARAM
-        )
+        adapters = lora_params_per_layer(req.model, rank=req.lora_rank) * req.model.layers
+        trainable_bytes = adapters * LORA_CHECKPOINT_BYTES_PER_PARAM
     checkpoint_s = trainable_bytes / (rel.checkpoint_gb_s * 1e9)
     value, mtbf, interval = eff.fault_efficiency(
         devices=req.count,
@@ -127,7 +138,9 @@ def _thermal_and_fault(req: EstimateRequest) -> tuple[dict[str, float], dict[str
     )
 
 
-def _apply_overrides(req: EstimateRequest, computed: dict) -> tuple[dict, float, list[str]]:
+def _apply_overrides(
+    req: EstimateRequest, computed: dict[str, float]
+) -> tuple[dict[str, float], float, list[str]]:
     """Overridden factors replace computed ones; throughput scales by their ratio so that an
     override equal to the computed value changes nothing. eta_fault acts on time, not on
     throughput, so it never enters the scale."""
@@ -140,7 +153,7 @@ def _apply_overrides(req: EstimateRequest, computed: dict) -> tuple[dict, float,
     return final, scale, notes
 
 
-def _calibration_note(req: EstimateRequest) -> dict | None:
+def _calibration_note(req: EstimateRequest) -> Section | None:
     """Which figures came from measurement rather than the datasheet and the engine."""
     cal = req.calibration
     if cal is None:
@@ -161,7 +174,7 @@ def _calibration_note(req: EstimateRequest) -> dict | None:
 
 def _throughput(
     tokens_per_s: float, *, devices: int, flops_per_token: float, peak_tflops: float
-) -> dict:
+) -> Section:
     per_device = tokens_per_s / devices
     model_tflops = per_device * flops_per_token / 1e12
     return {
@@ -172,7 +185,7 @@ def _throughput(
     }
 
 
-def _parallelism(spec: ParallelSpec) -> dict:
+def _parallelism(spec: ParallelSpec) -> Section:
     return {
         "tp": spec.tp,
         "pp": spec.pp,
@@ -196,15 +209,13 @@ def _training_search(req: EstimateRequest) -> tuple[SearchResult, ParallelSpec]:
             "no parallel layout divides the global batch; change global_batch or count"
         )
     result = evaluate(req, layouts)
-    kept = (
-        {}
-        if req.parallelism is None
-        else {
-            "sequence_parallel": req.parallelism.sequence_parallel,
-            "recompute_fraction": req.parallelism.recompute_fraction,
-        }
+    if req.parallelism is None:
+        return result, layouts.spec(result.best)
+    return result, layouts.spec(
+        result.best,
+        sequence_parallel=req.parallelism.sequence_parallel,
+        recompute_fraction=req.parallelism.recompute_fraction,
     )
-    return result, layouts.spec(result.best, **kept)
 
 
 def _training_parts(result: SearchResult) -> dict[str, float]:
@@ -242,7 +253,7 @@ def _training_explanations(
 
 
 def _training_warnings(
-    req: EstimateRequest, *, memory: dict, seconds: float, notes: list[str], suggest: bool
+    req: EstimateRequest, *, memory: Section, seconds: float, notes: list[str], suggest: bool
 ) -> list[str]:
     warnings = list(notes)
     if not memory["fits"] and suggest:
@@ -334,7 +345,7 @@ def _inference_explanations(
     }
 
 
-def _inference_bottleneck(timing: InferenceTime, memory: dict) -> str:
+def _inference_bottleneck(timing: InferenceTime, memory: Section) -> str:
     if not memory["fits"]:
         return "memory capacity"
     if timing.comm_s > LINK_BOUND_SHARE * timing.decode_step_s:

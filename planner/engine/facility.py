@@ -63,7 +63,7 @@ class RackSpec:
     liquid_loops: bool | None = None  # None: only a "liquid" rack has them
     feeds: Feeds = "single"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.liquid_loops is None:
             object.__setattr__(self, "liquid_loops", self.cooling == "liquid")
 
@@ -108,7 +108,7 @@ class FitResult:
     eta_thermal: float
     warnings: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         cost = self.yearly_energy_cost
         return {
             "servers_per_rack": self.servers_per_rack,

@@ -6,17 +6,24 @@ search can size thousands of layouts at once; scalars work too. Everything is in
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TypeAlias
 
+import numpy as np
+import numpy.typing as npt
+
+from planner.engine.arrays import Floats
 from planner.engine.shapes import (
     kv_cache_bytes,
     param_split,
     params_on_busiest_device,
     trainable_params_on_busiest_device,
 )
-from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec
+from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
 
-RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
+
+# Bytes per device: one figure, or one per candidate layout.
+Bytes: TypeAlias = float | Floats
 
 # A CUDA context with cuBLAS/cuDNN workspaces takes 0.5-1 GiB before the first tensor; NCCL
 # adds its buffers once devices talk. The caching allocator loses a few per cent to
@@ -46,14 +53,21 @@ def inference_weight_bytes(precision: str) -> float:
     return 4.0 if precision in ("fp32", "tf32") else BYTES.get(precision, 2.0)
 
 
-def rounded_gib(x) -> float:
+def rounded_gib(x: Bytes | np.floating) -> float:
     """Bytes as GiB, rounded to the MiB-ish precision the answer reports."""
     return round(float(x) / GIB, 3)
 
 
 def activation_bytes_per_layer(
-    model: ModelSpec, *, seq_len, micro_batch, tp, cp, recompute_code, attention: str
-):
+    model: ModelSpec,
+    *,
+    seq_len: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    tp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
+    attention: str,
+) -> Floats:
     """Activations one layer keeps for backward, for one micro-batch (Korthikanti et al. 2022,
     section 4, generalised to GQA and gated MLPs; 2-byte activations, sequence parallelism on
     whenever tp > 1, so every term divides by tp)."""
@@ -81,20 +95,24 @@ def activation_bytes_per_layer(
     rc = np.asarray(recompute_code)
     selective = full_layer - np.where(materialized, scores / t, 0.0)
     checkpoint_only = 2 * sbh / t  # full recompute keeps just each layer's input
-    return np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
+    per_layer: Floats = np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
+    return per_layer
 
 
-def _training_weights(req: EstimateRequest, *, tp, pp, dp, zero, weight_bytes: float):
+def _training_weights(
+    req: EstimateRequest, *, tp: Floats, pp: Floats, dp: Floats, zero: Floats, weight_bytes: float
+) -> Floats:
     """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
     p_local = params_on_busiest_device(model, tp, pp, dp)
     if req.method == "full":
-        weights = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
+        weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
         # ZeRO-3 materialises about two layers' weights at a time (current and prefetched).
-        return weights + np.where(
+        gathered: Floats = np.where(
             zero >= 3, 2 * param_split(model).per_layer / tp * weight_bytes, 0
         )
+        return weights + gathered
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
@@ -104,14 +122,29 @@ def _training_weights(req: EstimateRequest, *, tp, pp, dp, zero, weight_bytes: f
     return weights + adapters * BYTES["bf16"]
 
 
-def _training_activations(req: EstimateRequest, *, tp, pp, dp, cp, vp, mb, rc):
+def _training_activations(
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    cp: Floats,
+    vp: Floats,
+    mb: Floats,
+    rc: Floats,
+) -> Floats:
     """Activations held for backward on the first pipeline stage, plus the loss's logits."""
     model = req.model
     # The activation formulas count 2-byte values; fp32 training stores 4.
     act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
-    shape = {"seq_len": req.seq_len, "micro_batch": mb, "tp": tp, "cp": cp}
     per_layer = act_scale * activation_bytes_per_layer(
-        model, **shape, recompute_code=rc, attention=req.attention
+        model,
+        seq_len=req.seq_len,
+        micro_batch=mb,
+        tp=tp,
+        cp=cp,
+        recompute_code=rc,
+        attention=req.attention,
     )
     micro_batches = np.maximum(req.global_batch // np.maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
@@ -121,35 +154,50 @@ def _training_activations(req: EstimateRequest, *, tp, pp, dp, cp, vp, mb, rc):
     activations = per_layer * layers_here * in_flight
     # Full recompute rebuilds one layer's activations at a time during backward.
     rebuilt = act_scale * activation_bytes_per_layer(
-        model, **shape, recompute_code=0, attention=req.attention
+        model,
+        seq_len=req.seq_len,
+        micro_batch=mb,
+        tp=tp,
+        cp=cp,
+        recompute_code=0,
+        attention=req.attention,
     )
-    activations = activations + np.where(rc == 2, rebuilt, 0.0)
+    held: Floats = activations + np.where(rc == 2, rebuilt, 0.0)
     # Logits for the loss: bf16 logits and their fp32 softmax copy, vocabulary split by tp.
     tokens = req.seq_len / cp * mb
-    logits = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])
-    return activations + logits
+    logits: Floats = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])
+    return held + logits
 
 
 def training_memory(
-    req: EstimateRequest, *, tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code
-):
+    req: EstimateRequest,
+    *,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    vp: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    zero_stage: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
+) -> dict[str, Floats]:
     """Bytes per device for training or fine-tuning, by component, for arrays of layouts."""
-    tp, pp, dp, cp, vp, mb, zero, rc = (
+    t, p, d, c, v, mb, zero, rc = (
         np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     weight_bytes = training_weight_bytes(req.precision)
-    weights = _training_weights(req, tp=tp, pp=pp, dp=dp, zero=zero, weight_bytes=weight_bytes)
+    weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
     trainable = trainable_params_on_busiest_device(
-        req.model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
+        req.model, method=req.method, lora_rank=req.lora_rank, tp=t, pp=p, dp=d
     )
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
-    gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, dp, 1)
+    gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
     master = master_weight_bytes(req.master_weights, weight_bytes)
     optimizer = (
-        trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / np.where(zero >= 1, dp, 1)
+        trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / np.where(zero >= 1, d, 1)
     )
-    activations = _training_activations(req, tp=tp, pp=pp, dp=dp, cp=cp, vp=vp, mb=mb, rc=rc)
+    activations = _training_activations(req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc)
     subtotal = weights + gradients + optimizer + activations
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + FRAGMENTATION * subtotal
     return {
@@ -163,7 +211,9 @@ def training_memory(
     }
 
 
-def inference_memory(req: EstimateRequest, *, tp, pp=1):
+def inference_memory(req: EstimateRequest, *, tp: int, pp: int = 1) -> dict[str, Bytes]:
+    """Bytes per device for serving `req.inference.batch` requests with tensor parallelism
+    `tp` (and pipeline parallelism `pp`), by component."""
     model = req.model
     inf = req.inference
     weight_bytes = inference_weight_bytes(req.precision)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine.specs import BYTES, ModelSpec
 
@@ -39,40 +40,51 @@ def param_split(model: ModelSpec) -> ParamSplit:
     return ParamSplit(body, per_layer, embedding_total, embedding_one, expert_share)
 
 
-def params_on_busiest_device(model: ModelSpec, tp, pp, dp):
+def params_on_busiest_device(
+    model: ModelSpec, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
     """Parameters held by the device with the most: first or last pipeline stage, whose
     layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
     the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
     split = param_split(model)
-    tp, pp, dp = (np.asarray(x, dtype=float) for x in (tp, pp, dp))
-    ep = np.minimum(model.experts, dp) if model.experts > 1 else 1.0
+    t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
+    ep = np.minimum(model.experts, d) if model.experts > 1 else 1.0
     layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
-    layers_here = np.ceil(model.layers / pp)
+    layers_here = np.ceil(model.layers / p)
     embeddings = np.where(
-        pp > 1,
+        p > 1,
         max(split.embedding_one, split.embedding_total - split.embedding_one),
         split.embedding_total,
     )
-    return (layer * layers_here + embeddings) / tp
+    busiest: npt.NDArray[np.float64] = (layer * layers_here + embeddings) / t
+    return busiest
 
 
-def lora_trainable_params(model: ModelSpec, *, rank: int, layers=None):
-    """Adapter parameters over `layers` layers (all of them by default): each adapted matrix
-    gains A (hidden x rank) and B (rank x hidden), 2 x rank x hidden (Hu et al. 2021), taking
-    every target's sides as the hidden size."""
-    per_layer = LORA_TARGETS_PER_LAYER * rank * 2 * model.hidden
-    return per_layer * (model.layers if layers is None else layers)
+def lora_params_per_layer(model: ModelSpec, *, rank: int) -> int:
+    """LoRA's trainable parameters in one layer: each adapted matrix gains A (hidden x rank)
+    and B (rank x hidden), 2 x rank x hidden (Hu et al. 2021), taking every target's sides as
+    the hidden size."""
+    return LORA_TARGETS_PER_LAYER * rank * 2 * model.hidden
 
 
 def trainable_params_on_busiest_device(
-    model: ModelSpec, *, method: str, lora_rank: int, tp, pp, dp
-):
+    model: ModelSpec,
+    *,
+    method: str,
+    lora_rank: int,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+) -> npt.NDArray[np.float64]:
     """Parameters the busiest device trains: all it holds for a full fine-tune or training, only
     its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
     if method == "full":
         return params_on_busiest_device(model, tp, pp, dp)
-    layers_here = np.ceil(model.layers / np.asarray(pp, dtype=float))
-    return lora_trainable_params(model, rank=lora_rank, layers=layers_here) / np.asarray(tp)
+    layers_here = np.ceil(model.layers / np.asarray(pp, dtype=np.float64))
+    adapters: npt.NDArray[np.float64] = (
+        lora_params_per_layer(model, rank=lora_rank) * layers_here / np.asarray(tp)
+    )
+    return adapters
 
 
 def model_flops_per_token(model: ModelSpec, seq_len: int) -> float:
@@ -88,8 +100,18 @@ def model_flops_per_token(model: ModelSpec, seq_len: int) -> float:
     )
 
 
-def kv_cache_bytes(model: ModelSpec, *, tokens, batch, kv_precision: str, tp=1):
+def kv_cache_bytes(
+    model: ModelSpec,
+    *,
+    tokens: float,
+    batch: int,
+    kv_precision: str,
+    tp: npt.ArrayLike = 1,
+) -> npt.NDArray[np.float64]:
     """2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, per request, times the
     batch; tensor parallelism splits the KV heads (replicated when tp exceeds them)."""
     kv_split = np.minimum(tp, model.kv_heads)
-    return 2 * model.layers * model.kv_dim * tokens * batch * BYTES[kv_precision] / kv_split
+    kv: npt.NDArray[np.float64] = (
+        2 * model.layers * model.kv_dim * tokens * batch * BYTES[kv_precision] / kv_split
+    )
+    return kv

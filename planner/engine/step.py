@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine import comms
 from planner.engine import efficiency as eff
+from planner.engine.arrays import Floats
 from planner.engine.compute import Hardware, Roofline, hardware, layer_forward, streaming
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
@@ -40,15 +42,15 @@ CUDA_GRAPH_LAUNCH_SHARE = 0.3
 
 @dataclass(frozen=True)
 class StepTime:
-    step_s: np.ndarray
-    compute_s: np.ndarray  # compute-bound operations
-    memory_s: np.ndarray  # bandwidth-bound operations
-    tp_comm_s: np.ndarray
-    pp_bubble_s: np.ndarray
-    fabric_s: np.ndarray  # exposed data-parallel, pipeline and expert traffic
-    recompute_s: np.ndarray
-    optimizer_s: np.ndarray
-    micro_batches: np.ndarray
+    step_s: Floats
+    compute_s: Floats  # compute-bound operations
+    memory_s: Floats  # bandwidth-bound operations
+    tp_comm_s: Floats
+    pp_bubble_s: Floats
+    fabric_s: Floats  # exposed data-parallel, pipeline and expert traffic
+    recompute_s: Floats
+    optimizer_s: Floats
+    micro_batches: Floats
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,9 @@ def scale_up_share(req: EstimateRequest) -> float | None:
     return req.calibration.scale_up_efficiency if req.calibration is not None else None
 
 
-def _link(req: EstimateRequest, *, span, stride=1):
+def _link(
+    req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
+) -> tuple[Floats, Floats]:
     """Bus bandwidth and latency of a group of ranks (see comms.group_link)."""
     return comms.group_link(
         req.accelerator,
@@ -91,7 +95,9 @@ def attention_backward_factor(req: EstimateRequest) -> float:
     return FLASH_BACKWARD_FACTOR if req.attention == "flash" else MATERIALIZED_BACKWARD_FACTOR
 
 
-def layer_time(req: EstimateRequest, hw: Hardware, *, tokens, tp, cp, rc) -> LayerTime:
+def layer_time(
+    req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats
+) -> LayerTime:
     """Forward, backward and recompute of one layer for one micro-batch."""
     sp = req.parallelism.sequence_parallel if req.parallelism else True
     gemms, attention, elementwise = layer_forward(
@@ -119,7 +125,9 @@ def layer_time(req: EstimateRequest, hw: Hardware, *, tokens, tp, cp, rc) -> Lay
     return LayerTime(fwd, bwd, recompute, attention)
 
 
-def tensor_and_context_comm_s(req: EstimateRequest, *, tokens, tp, cp, rc, attention: Roofline):
+def tensor_and_context_comm_s(
+    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats, attention: Roofline
+) -> Floats:
     """Per layer and micro-batch, the scale-up traffic nothing hides.
 
     Tensor parallelism with sequence parallelism: forward and backward each do two
@@ -141,7 +149,9 @@ def tensor_and_context_comm_s(req: EstimateRequest, *, tokens, tp, cp, rc, atten
     return tp_layer + cp_layer
 
 
-def expert_comm_s(req: EstimateRequest, *, tokens, tp, cp, dp):
+def expert_comm_s(
+    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, dp: Floats
+) -> Floats:
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
@@ -151,7 +161,7 @@ def expert_comm_s(req: EstimateRequest, *, tokens, tp, cp, dp):
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
 
 
-def output_head(req: EstimateRequest, hw: Hardware, *, tokens, tp) -> Roofline:
+def output_head(req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats) -> Roofline:
     """The output head and the loss, forward and backward, on the last pipeline stage (which
     therefore sets the pace)."""
     m = req.model
@@ -160,7 +170,16 @@ def output_head(req: EstimateRequest, hw: Hardware, *, tokens, tp) -> Roofline:
     )
 
 
-def pipeline_p2p_s(req: EstimateRequest, *, tokens, tp, cp, dp, pp, vp):
+def pipeline_p2p_s(
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    pp: Floats,
+    vp: Floats,
+) -> Floats:
     """Activations cross each stage boundary forward and backward, vp times per micro-batch
     when interleaved; a boundary is one hop through one device's NIC (or its scale-up link)."""
     pp_bw, pp_lat = _link(req, span=tp * cp * dp * pp, stride=req.per_node)
@@ -169,8 +188,18 @@ def pipeline_p2p_s(req: EstimateRequest, *, tokens, tp, cp, dp, pp, vp):
 
 
 def exposed_data_parallel_s(
-    req: EstimateRequest, *, trainable, tp, cp, dp, zero, rc, window, micro_batches, per_mb_s
-):
+    req: EstimateRequest,
+    *,
+    trainable: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    zero: Floats,
+    rc: Floats,
+    window: Floats,
+    micro_batches: Floats,
+    per_mb_s: Floats,
+) -> Floats:
     """Data-parallel traffic (with context-parallel ranks, which hold the same weights) that
     the backward pass does not hide. `window` is the backward time that can hide a once-per-
     step reduction; `per_mb_s` the stage time ZeRO-3 traffic overlaps with every micro-batch."""
@@ -198,8 +227,18 @@ def exposed_data_parallel_s(
 
 
 def training_step(
-    req: EstimateRequest, *, tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code
+    req: EstimateRequest,
+    *,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    vp: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    zero_stage: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
 ) -> StepTime:
+    """Seconds per training step of every layout, and where they go."""
     tp, pp, dp, cp, vp, mb, zero, rc = (
         np.asarray(x, dtype=float)
         for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
@@ -318,7 +357,7 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     kv_read = kv_cache_bytes(
         m, tokens=mean_context, batch=batch, kv_precision=inf.kv_precision, tp=tp
     )
-    decode_memory = (_decode_weight_bytes(req) / tp + kv_read) / hw.bw
+    decode_memory = float((_decode_weight_bytes(req) / tp + kv_read) / hw.bw)
     decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
     launches = (
         m.layers * eff.KERNELS_PER_LAYER_FORWARD * eff.KERNEL_OVERHEAD_S * CUDA_GRAPH_LAUNCH_SHARE

@@ -3,7 +3,7 @@ import dataclasses
 import pytest
 
 from planner.engine.shapes import (
-    lora_trainable_params,
+    lora_params_per_layer,
     model_flops_per_token,
     trainable_params_on_busiest_device,
 )
@@ -45,9 +45,9 @@ def test_moe_counts_only_the_active_experts():
 
 def test_lora_adds_two_rank_by_hidden_matrices_to_seven_linear_maps_per_layer():
     # Q, K, V, O, gate, up and down each gain A (4096 x 16) and B (16 x 4096): 7 x 2 x 16 x 4096
-    # = 917,504 per layer, 29,360,128 over Llama 2 7B's 32 layers.
-    assert lora_trainable_params(LLAMA2_7B, rank=16) == 917_504 * 32
-    assert lora_trainable_params(LLAMA2_7B, rank=16, layers=8) == 917_504 * 8
+    # = 917,504 per layer.
+    assert lora_params_per_layer(LLAMA2_7B, rank=16) == 917_504
+    assert lora_params_per_layer(LLAMA2_7B, rank=64) == 4 * 917_504
 
 
 def test_lora_trains_only_the_adapters_of_a_stage_split_by_tensor_parallelism():

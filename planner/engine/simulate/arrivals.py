@@ -7,14 +7,16 @@ import math
 
 import numpy as np
 
-from planner.engine.simulate.serving_spec import ServingSpec
+from planner.engine.arrays import Floats
+from planner.engine.simulate.serving_spec import Ints, ServingSpec
 
 
-def _poisson_times(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
-    return np.cumsum(rng.standard_exponential(n) / rate)
+def _poisson_times(rng: np.random.Generator, rate: float, n: int) -> Floats:
+    times: Floats = np.cumsum(rng.standard_exponential(n) / rate)
+    return times
 
 
-def _mmpp_times(rng: np.random.Generator, spec: ServingSpec, horizon_s: float) -> np.ndarray:
+def _mmpp_times(rng: np.random.Generator, spec: ServingSpec, horizon_s: float) -> Floats:
     """Alternate exponential sojourns in the high and low states until `horizon_s`, then place
     a Poisson number of uniform arrivals in each sojourn."""
     share, ratio = spec.burst_share, spec.burst_ratio
@@ -30,22 +32,29 @@ def _mmpp_times(rng: np.random.Generator, spec: ServingSpec, horizon_s: float) -
     counts = rng.poisson(rates * sojourn)
     times = np.repeat(starts, counts) + rng.random(counts.sum()) * np.repeat(sojourn, counts)
     times.sort()
-    return times[times < horizon_s]
+    kept: Floats = times[times < horizon_s]
+    return kept
 
 
-def _poisson_arrivals(rng: np.random.Generator, spec: ServingSpec) -> np.ndarray:
+def _poisson_arrivals(rng: np.random.Generator, spec: ServingSpec) -> Floats:
     if spec.n_requests is not None:
         return _poisson_times(rng, spec.rate_per_s, spec.n_requests)
-    n = int(spec.rate_per_s * spec.duration_s * 1.2 + 10 * math.sqrt(spec.rate_per_s))
+    duration = spec.duration_s
+    assert duration is not None  # a ServingSpec has exactly one of n_requests and duration_s
+    n = int(spec.rate_per_s * duration * 1.2 + 10 * math.sqrt(spec.rate_per_s))
     times = _poisson_times(rng, spec.rate_per_s, n + 16)
-    while times[-1] < spec.duration_s:
+    while times[-1] < duration:
         more = _poisson_times(rng, spec.rate_per_s, len(times))
         times = np.concatenate((times, times[-1] + more))
-    return times[times < spec.duration_s]
+    return times[times < duration]
 
 
-def _bursty_arrivals(rng: np.random.Generator, spec: ServingSpec) -> np.ndarray:
-    horizon = spec.duration_s or spec.n_requests / spec.rate_per_s * 1.3 + 10 * spec.burst_mean_s
+def _bursty_arrivals(rng: np.random.Generator, spec: ServingSpec) -> Floats:
+    if spec.duration_s:
+        horizon = spec.duration_s
+    else:
+        assert spec.n_requests is not None  # a ServingSpec has one of the two
+        horizon = spec.n_requests / spec.rate_per_s * 1.3 + 10 * spec.burst_mean_s
     times = _mmpp_times(rng, spec, horizon)
     while spec.n_requests is not None and len(times) < spec.n_requests:
         horizon *= 2
@@ -55,7 +64,7 @@ def _bursty_arrivals(rng: np.random.Generator, spec: ServingSpec) -> np.ndarray:
     return times
 
 
-def draw_requests(spec: ServingSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def draw_requests(spec: ServingSpec) -> tuple[Floats, Ints, Ints]:
     """Arrival times (sorted, seconds), prompt and output lengths."""
     rng = np.random.default_rng(spec.seed)
     if spec.arrival == "poisson":

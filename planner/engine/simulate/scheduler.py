@@ -183,7 +183,8 @@ class _Replica:
         waiting, blocks, n_run = self.waiting, self.reqs.blocks, self.n
         if waiting and n_run < self.max_batch and blocks[waiting[0]] <= self.kv_free:
             prompt = self.reqs.prompt
-            batch, tokens, room, free = [], 0, self.max_batch - n_run, self.kv_free
+            batch: list[int] = []
+            tokens, room, free = 0, self.max_batch - n_run, self.kv_free
             while waiting and room and blocks[waiting[0]] <= free:
                 head = waiting[0]
                 if batch and tokens + prompt[head] > self.max_prefill:

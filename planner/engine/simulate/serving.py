@@ -12,8 +12,10 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine.simulate import scheduler
 from planner.engine.simulate.arrivals import draw_requests
@@ -38,20 +40,23 @@ class ServingResult:
     duration_s: float
     throughput_rps: float
     output_tokens_per_s: float
-    ttft_ms: dict
-    tpot_ms: dict
-    e2e_ms: dict
-    slo: dict
-    queue: dict  # t_s, waiting, running: sampled series; arrivals_end_s
+    ttft_ms: dict[str, float | None]
+    tpot_ms: dict[str, float | None]
+    e2e_ms: dict[str, float | None]
+    slo: dict[str, float | None]
+    queue: dict[str, Any]  # t_s, waiting, running: sampled series; arrivals_end_s
     mean_decode_batch: float
     max_running: int
     events: int
 
     @property
     def attainment(self) -> float:
-        return self.slo["attainment"]
+        """The share of all requests that met every SLO bound."""
+        share = self.slo["attainment"]
+        assert share is not None  # always a figure; only the bounds themselves may be None
+        return share
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["model_version"] = MODEL_VERSION
         return out
@@ -69,16 +74,20 @@ def simulate_serving(spec: ServingSpec, *, progress: Progress = None) -> Serving
 # Summary ------------------------------------------------------------------------------------
 
 
-def _percentiles(x: np.ndarray, scale: float = 1000.0) -> dict:
+def _percentiles(x: npt.NDArray[np.float64], scale: float = 1000.0) -> dict[str, float | None]:
+    """p50, p90, p99 and the mean, in milliseconds by default; None where nothing completed."""
+    out: dict[str, float | None]
     if len(x) == 0:
-        return {f"p{q}": None for q in PERCENTILES} | {"mean": None}
+        out = {f"p{q}": None for q in PERCENTILES}
+        out["mean"] = None
+        return out
     p = np.percentile(x, PERCENTILES) * scale
     out = {f"p{q}": round(float(v), 4) for q, v in zip(PERCENTILES, p, strict=True)}
     out["mean"] = round(float(x.mean() * scale), 4)
     return out
 
 
-def _queue(trace: scheduler.Trace) -> dict:
+def _queue(trace: scheduler.Trace) -> dict[str, Any]:
     """The sampled queue, thinned to at most MAX_QUEUE_POINTS points."""
     samples = trace.samples or [(0.0, 0, 0)]
     stride = max(1, -(-len(samples) // MAX_QUEUE_POINTS))
@@ -91,7 +100,14 @@ def _queue(trace: scheduler.Trace) -> dict:
     }
 
 
-def _slo(spec: ServingSpec, *, ttft: np.ndarray, tpot: np.ndarray, multi: np.ndarray, n: int):
+def _slo(
+    spec: ServingSpec,
+    *,
+    ttft: npt.NDArray[np.float64],
+    tpot: npt.NDArray[np.float64],
+    multi: npt.NDArray[np.bool_],
+    n: int,
+) -> dict[str, float | None]:
     """Shares of all requests that completed within each bound; rejected requests count
     against attainment."""
     completed = len(ttft)
@@ -104,7 +120,10 @@ def _slo(spec: ServingSpec, *, ttft: np.ndarray, tpot: np.ndarray, multi: np.nda
         tpot_all = np.zeros(completed)
         tpot_all[multi] = tpot
         meets_tpot = tpot_all * 1000 <= spec.tpot_slo_ms
-    share = (lambda ok: round(float(ok.sum()) / n, 6)) if n else (lambda ok: 1.0)
+
+    def share(ok: npt.NDArray[np.bool_]) -> float:
+        return round(float(ok.sum()) / n, 6) if n else 1.0
+
     return {
         "ttft_ms": spec.ttft_slo_ms,
         "tpot_ms": spec.tpot_slo_ms,
@@ -115,7 +134,11 @@ def _slo(spec: ServingSpec, *, ttft: np.ndarray, tpot: np.ndarray, multi: np.nda
 
 
 def _result(
-    *, spec: ServingSpec, arrivals: np.ndarray, outputs: np.ndarray, trace: scheduler.Trace
+    *,
+    spec: ServingSpec,
+    arrivals: npt.NDArray[np.float64],
+    outputs: npt.NDArray[np.int64],
+    trace: scheduler.Trace,
 ) -> ServingResult:
     first_token, finished = trace.first_token, trace.finished
     done = ~np.isnan(finished)
@@ -152,7 +175,7 @@ def _result(
 class ReplicaSearch:
     replicas: int | None  # None: even max_replicas misses the SLO
     attainment: float | None
-    tried: tuple  # (replicas, attainment) pairs in the order run
+    tried: tuple[tuple[int, float], ...]  # (replicas, attainment) pairs in the order run
 
 
 def replicas_for_slo(

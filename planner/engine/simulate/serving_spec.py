@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
+
+Ints: TypeAlias = npt.NDArray[np.int64]
 
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 MAX_BATCH = 256  # vLLM's default max_num_seqs
@@ -40,7 +43,8 @@ class LengthDist:
     def lognormal(cls, mean: float, sigma: float, hi: int | None = None) -> LengthDist:
         return cls("lognormal", value=mean, sigma=sigma, hi=hi)
 
-    def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, n: int) -> Ints:
+        """`n` token counts."""
         if self.kind == "fixed":
             x = np.full(n, float(self.value))
         elif self.kind == "uniform":
@@ -51,7 +55,8 @@ class LengthDist:
             x = rng.lognormal(mu, self.sigma, size=n)
         else:
             raise ValueError(f"unknown length distribution {self.kind!r}")
-        return np.clip(np.rint(x), 1, self.hi or np.inf).astype(np.int64)
+        counts: Ints = np.clip(np.rint(x), 1, self.hi or np.inf).astype(np.int64)
+        return counts
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine.efficiency import young_daly_interval_s
 from planner.engine.version import MODEL_VERSION
@@ -117,21 +119,23 @@ class CampaignSpec:
 class CampaignResult:
     trials: int
     work_s: float
-    completion_s: dict  # p50, p90, p99, mean
-    completion_days: dict
+    completion_s: dict[str, float]  # p50, p90, p99, mean
+    completion_days: dict[str, float]
     goodput: float  # work_s / mean completion
-    lost_s: dict  # mean seconds by cause
+    lost_s: dict[str, float]  # mean seconds by cause
     failures_mean: float
     checkpoint_interval_s: float
     young_daly_interval_s: float | None
     best_interval_s: float | None
     best_completion_s: float | None
-    interval_grid: dict = field(default_factory=dict)  # interval_s, mean_completion_s
-    histogram: dict = field(default_factory=dict)  # days edges and counts
+    interval_grid: dict[str, Any] = field(default_factory=dict)  # interval_s, mean_completion_s
+    histogram: dict[str, list[float] | list[int]] = field(
+        default_factory=dict
+    )  # days edges and counts
     mtbf_s: float | None = None
     events: int = 0  # failures and completed checkpoints over all trials
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["model_version"] = MODEL_VERSION
         return out
@@ -141,7 +145,7 @@ def _finite(x: float) -> float | None:
     return None if math.isinf(x) else float(x)
 
 
-def _segments(work_s: float, interval_s) -> np.ndarray:
+def _segments(work_s: float, interval_s: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Segments of useful work; a checkpoint follows all but the last."""
     return np.maximum(1, np.ceil(work_s / np.asarray(interval_s, dtype=float) - 1e-9)).astype(
         np.int64
@@ -241,7 +245,7 @@ def _best_interval(grid: np.ndarray, means: np.ndarray) -> tuple[float, float]:
     return float(fine[i] * scale), float(fitted[i])
 
 
-def _stats(x: np.ndarray, scale: float = 1.0) -> dict:
+def _stats(x: npt.NDArray[np.float64], scale: float = 1.0) -> dict[str, float]:
     p = np.percentile(x, PERCENTILES) / scale
     out = {f"p{q}": round(float(v), 6) for q, v in zip(PERCENTILES, p, strict=True)}
     out["mean"] = round(float(x.mean() / scale), 6)
@@ -265,7 +269,7 @@ def _lost_time(
 
 def _interval_search(
     spec: CampaignSpec, rng: np.random.Generator, progress: Callable[[float], None]
-) -> tuple[dict, float, float]:
+) -> tuple[dict[str, Any], float, float]:
     """Mean completion over a log grid of intervals around Young/Daly, on fewer trials, and
     the best interval refined between grid points: (grid, best interval, its completion)."""
     grid_trials = spec.grid_trials or max(MIN_GRID_TRIALS, spec.trials // 5)
@@ -307,7 +311,7 @@ def simulate_campaign(spec: CampaignSpec, *, progress: Progress = None) -> Campa
     completion, lost, failures = completion[0], lost[0], failures[0]
     lost_s = _lost_time(spec, stretch=stretch, lost=lost, failures=failures)
 
-    grid_result: dict = {}
+    grid_result: dict[str, Any] = {}
     best_s = best_completion = None
     if searching:
         grid_result, best_s, best_completion = _interval_search(
