@@ -187,6 +187,45 @@ def pipeline_p2p_s(
     return np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
 
 
+@dataclass(frozen=True)
+class StageTime:
+    """The last pipeline stage (its layers plus the output head) for one micro-batch."""
+
+    compute: Roofline
+    scale_up_s: Floats  # tensor- and context-parallel traffic nothing hides
+    fabric_s: Floats  # expert all-to-alls
+    p2p_s: Floats  # activations across stage boundaries
+
+    @property
+    def total_s(self) -> Floats:
+        return self.compute.total + self.scale_up_s + self.fabric_s + self.p2p_s
+
+
+def stage_time(
+    req: EstimateRequest,
+    hw: Hardware,
+    layer: LayerTime,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    pp: Floats,
+    vp: Floats,
+    rc: Floats,
+) -> StageTime:
+    layers_here = np.ceil(req.model.layers / pp)
+    scale_up = tensor_and_context_comm_s(
+        req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
+    )
+    return StageTime(
+        compute=layer.total.scale(layers_here) + output_head(req, hw, tokens=tokens, tp=tp),
+        scale_up_s=scale_up * layers_here,
+        fabric_s=expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp) * layers_here,
+        p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp),
+    )
+
+
 def exposed_data_parallel_s(
     req: EstimateRequest,
     *,
@@ -249,16 +288,8 @@ def training_step(
     layers_here = np.ceil(req.model.layers / pp)
     layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
 
-    stage_compute = layer.total.scale(layers_here) + output_head(req, hw, tokens=tokens, tp=tp)
-    stage_tp = (
-        tensor_and_context_comm_s(
-            req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
-        )
-        * layers_here
-    )
-    stage_fabric = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp) * layers_here
-    p2p = pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp)
-    per_micro_batch = stage_compute.total + stage_tp + stage_fabric + p2p
+    stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
+    per_micro_batch = stage.total_s
     # 1F1B: (m + (p-1)/v) stage-times per step (Narayanan et al. 2021, equation 1).
     bubble = (pp - 1) / vp * per_micro_batch
     pipeline = micro_batches * per_micro_batch + bubble
@@ -285,11 +316,11 @@ def training_step(
     scale = micro_batches + (pp - 1) / vp
     return StepTime(
         step_s=step,
-        compute_s=(stage_compute.total - stage_compute.memory_bound) * scale,
-        memory_s=stage_compute.memory_bound * scale + optimizer,
-        tp_comm_s=stage_tp * scale,
+        compute_s=(stage.compute.total - stage.compute.memory_bound) * scale,
+        memory_s=stage.compute.memory_bound * scale + optimizer,
+        tp_comm_s=stage.scale_up_s * scale,
         pp_bubble_s=bubble,
-        fabric_s=dp_exposed + (stage_fabric + p2p) * scale,
+        fabric_s=dp_exposed + (stage.fabric_s + stage.p2p_s) * scale,
         recompute_s=layer.recompute.total * layers_here * scale,
         optimizer_s=optimizer,
         micro_batches=micro_batches,
