@@ -1,16 +1,15 @@
 """flopfit's engine: the physics of memory, throughput, time, facility fit and cost.
 
-Pure Python and numpy. Nothing here imports Django, DRF, Celery, `catalog` or the rest of
-`planner`: frozen dataclasses go in, frozen dataclasses come out, and `planner.services` is the
-only bridge to the database. Every saved result records `MODEL_VERSION`, so results computed
-by an older engine can be told apart after the formulas change.
+Pure Python and numpy (and pydantic for the contract). Nothing here imports Django, DRF, Celery,
+`catalog` or the rest of `planner`: frozen dataclasses go in, frozen dataclasses come out, and
+the feature packages' services are the only bridge to the database. Every saved result records
+`MODEL_VERSION`, so results computed by an older engine can be told apart after the formulas
+change.
 """
 
-MODEL_VERSION = "1.0.0"
-
-from planner.engine.errors import RequestError  # noqa: E402
-from planner.engine.estimate import Estimate, estimate  # noqa: E402
-from planner.engine.specs import (  # noqa: E402
+from planner.engine.errors import RequestError
+from planner.engine.estimate import Estimate, estimate
+from planner.engine.specs import (
     AcceleratorSpec,
     EstimateRequest,
     FabricSpec,
@@ -18,6 +17,7 @@ from planner.engine.specs import (  # noqa: E402
     ModelSpec,
     ParallelSpec,
 )
+from planner.engine.version import MODEL_VERSION
 
 __all__ = [
     "MODEL_VERSION",

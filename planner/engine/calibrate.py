@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
+from planner.engine import efficiency as eff
 from planner.engine.estimate import estimate
 from planner.engine.specs import (
     AcceleratorSpec,
@@ -26,16 +28,19 @@ MIN_CREDIBLE_SHARE = 0.25
 @dataclass(frozen=True)
 class Derivation:
     spec: CalibrationSpec
-    rows: list[dict]  # figure, measured, datasheet, engine default, unit
+    rows: list[dict[str, Any]]  # figure, measured, datasheet, engine default, unit
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         spec = {f: getattr(self.spec, f) for f in self.spec.__dataclass_fields__}
         spec["gemm_efficiency"] = dict(self.spec.gemm_efficiency)
         return {"calibration": spec, "rows": self.rows}
 
 
 def step_request(
-    step: dict, accelerator: AcceleratorSpec, *, calibration: CalibrationSpec | None = None
+    step: dict[str, Any],
+    accelerator: AcceleratorSpec,
+    *,
+    calibration: CalibrationSpec | None = None,
 ) -> EstimateRequest:
     """The engine's question for one of the probe's training steps: no recompute, flash
     attention, the probe's model shape, sequence and micro-batch, on one device or data
@@ -76,21 +81,18 @@ def step_request(
 
 
 def predicted_tokens_per_s(
-    step: dict, accelerator: AcceleratorSpec, calibration: CalibrationSpec | None = None
+    step: dict[str, Any], accelerator: AcceleratorSpec, calibration: CalibrationSpec | None = None
 ) -> float:
-    return estimate(
-        step_request(step, accelerator, calibration=calibration), advise=False
-    ).throughput["tokens_per_s"]
+    """What the engine predicts for one of the probe's training steps."""
+    answer = estimate(step_request(step, accelerator, calibration=calibration), advise=False)
+    tokens_per_s: float = answer.throughput["tokens_per_s"]
+    return tokens_per_s
 
 
-def derive(
-    probe: dict, accelerator: AcceleratorSpec, *, name: str, reference_step: str | None = None
-) -> Derivation:
-    """Calibrate `accelerator` from one probe report. The end-to-end factor comes from the
-    reference training step (the first on one device by default); other steps, data-parallel
-    ones included, stay free to check it."""
-    from planner.engine import efficiency as eff
-
+def _gemm_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """The measured share of each dense peak; shares too low to credit are shown, not used."""
     gemm, rows = {}, []
     for precision in PRECISIONS:
         measured = (probe.get("matmul", {}).get(precision) or {}).get("tflops")
@@ -109,57 +111,96 @@ def derive(
                     "used": share >= MIN_CREDIBLE_SHARE,
                 }
             )
+    return gemm, rows
+
+
+def _memory_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[float | None, list[dict[str, Any]]]:
+    """The share of datasheet bandwidth a device-to-device copy reached."""
     copy = probe.get("memory", {}).get("d2d_gb_s")
-    bw_eff = round(copy / accelerator.memory_bw_gb_s, 4) if copy else None
-    if copy:
-        rows.append(
-            {
-                "figure": "memory bandwidth (copy, read + write)",
-                "unit": "GB/s",
-                "measured": copy,
-                "datasheet": accelerator.memory_bw_gb_s,
-                "engine": round(accelerator.memory_bw_gb_s * eff.MEMORY_BW_EFFICIENCY, 1),
-            }
-        )
-    scale_up = None
+    if not copy:
+        return None, []
+    return round(copy / accelerator.memory_bw_gb_s, 4), [
+        {
+            "figure": "memory bandwidth (copy, read + write)",
+            "unit": "GB/s",
+            "measured": copy,
+            "datasheet": accelerator.memory_bw_gb_s,
+            "engine": round(accelerator.memory_bw_gb_s * eff.MEMORY_BW_EFFICIENCY, 1),
+        }
+    ]
+
+
+def _scale_up_rows(
+    probe: dict[str, Any], accelerator: AcceleratorSpec
+) -> tuple[float | None, list[dict[str, Any]]]:
+    """The share of the scale-up link the best all-reduce reached."""
     busbw = [r["busbw_gb_s"] for r in probe.get("allreduce", [])]
-    if busbw and accelerator.scale_up_gb_s:
-        best = max(busbw)
-        scale_up = round(best / accelerator.scale_up_gb_s, 4)
-        rows.append(
-            {
-                "figure": "all-reduce bus bandwidth",
-                "unit": "GB/s",
-                "measured": best,
-                "datasheet": accelerator.scale_up_gb_s,
-                "engine": round(accelerator.scale_up_gb_s * eff.SCALE_UP_EFFICIENCY, 1),
-            }
-        )
+    if not (busbw and accelerator.scale_up_gb_s):
+        return None, []
+    best = max(busbw)
+    return round(best / accelerator.scale_up_gb_s, 4), [
+        {
+            "figure": "all-reduce bus bandwidth",
+            "unit": "GB/s",
+            "measured": best,
+            "datasheet": accelerator.scale_up_gb_s,
+            "engine": round(accelerator.scale_up_gb_s * eff.SCALE_UP_EFFICIENCY, 1),
+        }
+    ]
+
+
+def _step_rows(
+    steps: list[dict[str, Any]],
+    accelerator: AcceleratorSpec,
+    spec: CalibrationSpec,
+    reference_step: str | None,
+) -> tuple[CalibrationSpec, list[dict[str, Any]]]:
+    """The end-to-end factor from the reference step, and every step predicted with and
+    without the calibration."""
+    if not steps:
+        return spec, []
+    single = [s for s in steps if s.get("dp", 1) == 1] or steps
+    reference = next((s for s in single if s["name"] == reference_step), single[0])
+    kernels_only = predicted_tokens_per_s(reference, accelerator, spec)
+    spec = dataclasses.replace(
+        spec, step_efficiency=round(reference["tokens_per_s"] / kernels_only, 4)
+    )
+    rows = [
+        {
+            "figure": f"training step '{step['name']}'"
+            + (f" on {step['dp']} GPUs" if step.get("dp", 1) > 1 else ""),
+            "unit": "tokens/s",
+            "measured": step["tokens_per_s"],
+            "datasheet": None,
+            "engine": round(predicted_tokens_per_s(step, accelerator), 1),
+            "calibrated": round(predicted_tokens_per_s(step, accelerator, spec), 1),
+            "reference": step is reference,
+        }
+        for step in steps
+    ]
+    return spec, rows
+
+
+def derive(
+    probe: dict[str, Any],
+    accelerator: AcceleratorSpec,
+    *,
+    name: str,
+    reference_step: str | None = None,
+) -> Derivation:
+    """Calibrate `accelerator` from one probe report. The end-to-end factor comes from the
+    reference training step (the first on one device by default); other steps, data-parallel
+    ones included, stay free to check it."""
+    gemm, gemm_rows = _gemm_rows(probe, accelerator)
+    bw_eff, memory_rows = _memory_rows(probe, accelerator)
+    scale_up, scale_up_rows = _scale_up_rows(probe, accelerator)
     spec = CalibrationSpec(
         name=name,
         gemm_efficiency=MappingProxyType(gemm),
         memory_bw_efficiency=bw_eff,
         scale_up_efficiency=scale_up,
     )
-    steps = probe.get("training", [])
-    if steps:
-        single = [s for s in steps if s.get("dp", 1) == 1] or steps
-        reference = next((s for s in single if s["name"] == reference_step), single[0])
-        kernels_only = predicted_tokens_per_s(reference, accelerator, spec)
-        spec = dataclasses.replace(
-            spec, step_efficiency=round(reference["tokens_per_s"] / kernels_only, 4)
-        )
-        for step in steps:
-            rows.append(
-                {
-                    "figure": f"training step '{step['name']}'"
-                    + (f" on {step['dp']} GPUs" if step.get("dp", 1) > 1 else ""),
-                    "unit": "tokens/s",
-                    "measured": step["tokens_per_s"],
-                    "datasheet": None,
-                    "engine": round(predicted_tokens_per_s(step, accelerator), 1),
-                    "calibrated": round(predicted_tokens_per_s(step, accelerator, spec), 1),
-                    "reference": step is reference,
-                }
-            )
-    return Derivation(spec, rows)
+    spec, step_rows = _step_rows(probe.get("training", []), accelerator, spec, reference_step)
+    return Derivation(spec, gemm_rows + memory_rows + scale_up_rows + step_rows)

@@ -4,8 +4,10 @@ bandwidth + latency per step. Vectorised: arguments may be numpy arrays."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from planner.engine import efficiency as eff
+from planner.engine.arrays import Floats
 from planner.engine.specs import GB, AcceleratorSpec, FabricSpec
 
 NVLINK_LATENCY_S = 3e-6
@@ -26,11 +28,11 @@ def group_link(
     acc: AcceleratorSpec,
     fabric: FabricSpec,
     *,
-    span,
-    stride=1,
+    span: npt.ArrayLike,
+    stride: npt.ArrayLike = 1,
     per_node: int,
     scale_up_efficiency: float | None = None,
-):
+) -> tuple[Floats, Floats]:
     """Achievable bus bandwidth and latency of a collective over a group whose members sit
     `stride` ranks apart and whose outermost member is `span` ranks from the first.
 
@@ -42,27 +44,38 @@ def group_link(
     node = max(per_node, 1)
     up_bw, up_lat = scale_up_bw(acc, efficiency=scale_up_efficiency)
     fabric_bw = fabric.per_gpu_gb_s * GB * eff.FABRIC_EFFICIENCY
-    span = np.asarray(span, dtype=float)
-    stride = np.maximum(np.asarray(stride, dtype=float), 1)
-    members_per_node = np.maximum(np.floor(node / stride), 1)
-    inside = span <= node
-    bw = np.where(inside, up_bw, np.minimum(members_per_node * fabric_bw, up_bw))
-    lat = np.where(inside, up_lat, fabric.latency_us * 1e-6)
+    spans = np.asarray(span, dtype=float)
+    strides = np.maximum(np.asarray(stride, dtype=float), 1)
+    members_per_node = np.maximum(np.floor(node / strides), 1)
+    inside = spans <= node
+    bw: Floats = np.where(inside, up_bw, np.minimum(members_per_node * fabric_bw, up_bw))
+    lat: Floats = np.where(inside, up_lat, fabric.latency_us * 1e-6)
     return bw, lat
 
 
-def all_reduce_s(size_bytes, group, bw, latency):
+def all_reduce_s(
+    size_bytes: Floats | float, group: npt.ArrayLike, bw: Floats | float, latency: Floats | float
+) -> Floats:
+    """Ring all-reduce: each device sends and receives 2(g-1)/g of the data over 2(g-1) steps
+    (a reduce-scatter, then an all-gather)."""
     g = np.maximum(np.asarray(group, dtype=float), 1)
     steps = 2 * (g - 1)
     return np.where(g > 1, 2 * (g - 1) / g * size_bytes / bw + steps * latency, 0.0)
 
 
-def reduce_scatter_s(size_bytes, group, bw, latency):
-    """Also the time of an all-gather of the same total size."""
+def reduce_scatter_s(
+    size_bytes: Floats | float, group: npt.ArrayLike, bw: Floats | float, latency: Floats | float
+) -> Floats:
+    """Ring reduce-scatter: each device sends (g-1)/g of the data over g-1 steps. Also the
+    time of an all-gather of the same total size."""
     g = np.maximum(np.asarray(group, dtype=float), 1)
     return np.where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)
 
 
-def all_to_all_s(size_bytes, group, bw, latency):
+def all_to_all_s(
+    size_bytes: Floats | float, group: npt.ArrayLike, bw: Floats | float, latency: Floats | float
+) -> Floats:
+    """All-to-all: each device keeps 1/g of its data and sends the other (g-1)/g, one peer per
+    step."""
     g = np.maximum(np.asarray(group, dtype=float), 1)
     return np.where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)

@@ -4,6 +4,7 @@ currency the caller chooses; nothing here converts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 HOURS_PER_YEAR = 8760
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12
@@ -22,8 +23,8 @@ class Cost:
     breakeven_months: float | None  # when buying overtakes renting; None if never or unknown
     notes: tuple[str, ...]
 
-    def as_dict(self) -> dict:
-        def r(x):
+    def as_dict(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
             return None if x is None else round(x, 2)
 
         return {

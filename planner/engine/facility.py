@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from planner.engine.efficiency import CONSUMER_THERMAL_FACTOR
 
@@ -62,7 +62,7 @@ class RackSpec:
     liquid_loops: bool | None = None  # None: only a "liquid" rack has them
     feeds: Feeds = "single"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.liquid_loops is None:
             object.__setattr__(self, "liquid_loops", self.cooling == "liquid")
 
@@ -107,7 +107,7 @@ class FitResult:
     eta_thermal: float
     warnings: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         cost = self.yearly_energy_cost
         return {
             "servers_per_rack": self.servers_per_rack,
@@ -137,16 +137,11 @@ def eta_thermal(rack: RackSpec, server: ServerFacilitySpec) -> float:
     return value
 
 
-def fit(
-    rack: RackSpec,
-    server: ServerFacilitySpec,
-    servers: int,
-    *,
-    pue: float = 1.0,
-    price_per_kwh: float | None = None,
-) -> FitResult:
-    """Servers per rack, the limit that binds, racks needed and yearly energy for `servers`."""
-    warnings: list[str] = []
+def _servers_per_rack(
+    rack: RackSpec, server: ServerFacilitySpec
+) -> tuple[dict[str, int | None], str, int, list[str]]:
+    """Each limit's count of servers, the one that binds, servers per rack, and a warning when
+    the server's cooling rules the rack out whatever its budgets."""
     limits: dict[str, int | None] = {
         "power": _floor_ratio(rack.power_kw, server.power_kw),
         # A server rejects as heat all the power it draws.
@@ -157,17 +152,19 @@ def fit(
     known = {key: value for key, value in limits.items() if value is not None}
     # min() keeps the first of equal values, so ties go to the earlier name in LIMITS.
     binding = min(known, key=known.__getitem__)
-    per_rack = known[binding]
     if server.cooling == "liquid" and not rack.liquid_loops:
-        per_rack, binding = 0, "cooling type"
-        warnings.append(
-            "cooling type: the server is liquid-cooled and this rack has no liquid loops"
+        return (
+            limits,
+            "cooling type",
+            0,
+            ["cooling type: the server is liquid-cooled and this rack has no liquid loops"],
         )
+    return limits, binding, known[binding], []
 
-    racks_needed = math.ceil(servers / per_rack) if per_rack else None
-    if not per_rack:
-        warnings.append(f"cannot be hosted: no server fits in this rack (binding: {binding})")
 
+def _fit_warnings(rack: RackSpec, server: ServerFacilitySpec) -> list[str]:
+    """What the planner should know beyond the count: heat, estimated figures, feeds, inlet."""
+    warnings = []
     if server.open_air_cards or server.airflow == "desktop":
         warnings.append(THERMAL_RISK)
     if server.power_estimated:
@@ -188,7 +185,23 @@ def fit(
             f"inlet above rating: {rack.inlet_c:g} °C inlet air is over the server's "
             f"{server.max_inlet_c:g} °C rating; expect lower clocks"
         )
+    return warnings
 
+
+def fit(
+    rack: RackSpec,
+    server: ServerFacilitySpec,
+    servers: int,
+    *,
+    pue: float = 1.0,
+    price_per_kwh: float | None = None,
+) -> FitResult:
+    """Servers per rack, the limit that binds, racks needed and yearly energy for `servers`."""
+    limits, binding, per_rack, warnings = _servers_per_rack(rack, server)
+    racks_needed = math.ceil(servers / per_rack) if per_rack else None
+    if not per_rack:
+        warnings.append(f"cannot be hosted: no server fits in this rack (binding: {binding})")
+    warnings += _fit_warnings(rack, server)
     it_power_kw = servers * server.power_kw
     facility_power_kw = it_power_kw * pue
     # Planning figure: every server at its maximum draw around the clock.

@@ -6,13 +6,24 @@ search can size thousands of layouts at once; scalars work too. Everything is in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
-from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec
+from planner.engine.arrays import Floats
+from planner.engine.shapes import (
+    kv_cache_bytes,
+    param_split,
+    params_on_busiest_device,
+    trainable_params_on_busiest_device,
+)
+from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
 
-RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
+
+# Bytes per device: one figure, or one per candidate layout.
+Bytes: TypeAlias = float | Floats
 
 # A CUDA context with cuBLAS/cuDNN workspaces takes 0.5-1 GiB before the first tensor; NCCL
 # adds its buffers once devices talk. The caching allocator loses a few per cent to
@@ -24,54 +35,39 @@ FRAGMENTATION = 0.05
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
 # keeps the two moments in one byte each (Dettmers et al. 2022).
 OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
-# LoRA adapters on every linear layer of attention and MLP (the QLoRA paper's recipe).
-LORA_TARGETS_PER_LAYER = 7
 
 
-@dataclass(frozen=True)
-class ParamSplit:
-    """How a model's parameters divide between the transformer body and its embeddings."""
-
-    body: float  # all transformer layers
-    per_layer: float
-    embedding_total: float  # input embedding plus an untied output head
-    embedding_one: float
-    expert_share: float  # fraction of a layer's parameters that sit in routed experts
+def training_weight_bytes(precision: str) -> float:
+    """Bytes per trained weight: fp32 for fp32/tf32 training, else 16-bit weights (FP8
+    training keeps 16-bit weights and casts them per GEMM)."""
+    return BYTES["fp32"] if precision in ("fp32", "tf32") else BYTES["bf16"]
 
 
-def param_split(model: ModelSpec) -> ParamSplit:
-    norms = 2 * model.hidden
-    per_layer = model.attention_params_per_layer + model.experts * model.expert_params_per_layer
-    per_layer += norms + (model.hidden * model.experts if model.experts > 1 else 0)
-    body = per_layer * model.layers
-    embedding_one = model.embedding_params
-    embedding_total = max(model.params - body, embedding_one)
-    expert_share = (
-        model.experts * model.expert_params_per_layer / per_layer if model.experts > 1 else 0.0
-    )
-    return ParamSplit(body, per_layer, embedding_total, embedding_one, expert_share)
+def master_weight_bytes(master_weights: str, weight_bytes: float) -> float:
+    """An fp32 master copy, kept only where the weights themselves are narrower."""
+    return BYTES["fp32"] if (master_weights == "fp32" and weight_bytes < 4) else 0.0
 
 
-def params_on_busiest_device(model: ModelSpec, tp, pp, dp):
-    """Parameters held by the device with the most: first or last pipeline stage, whose
-    layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
-    the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
-    split = param_split(model)
-    tp, pp, dp = (np.asarray(x, dtype=float) for x in (tp, pp, dp))
-    ep = np.minimum(model.experts, dp) if model.experts > 1 else 1.0
-    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
-    layers_here = np.ceil(model.layers / pp)
-    embeddings = np.where(
-        pp > 1,
-        max(split.embedding_one, split.embedding_total - split.embedding_one),
-        split.embedding_total,
-    )
-    return (layer * layers_here + embeddings) / tp
+def inference_weight_bytes(precision: str) -> float:
+    """Bytes per served weight: fp32 and tf32 store 4, the rest their own width."""
+    return 4.0 if precision in ("fp32", "tf32") else BYTES.get(precision, 2.0)
+
+
+def rounded_gib(x: Bytes | np.floating) -> float:
+    """Bytes as GiB, rounded to the MiB-ish precision the answer reports."""
+    return round(float(x) / GIB, 3)
 
 
 def activation_bytes_per_layer(
-    model: ModelSpec, *, seq_len, micro_batch, tp, cp, recompute_code, attention: str
-):
+    model: ModelSpec,
+    *,
+    seq_len: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    tp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
+    attention: str,
+) -> Floats:
     """Activations one layer keeps for backward, for one micro-batch (Korthikanti et al. 2022,
     section 4, generalised to GQA and gated MLPs; 2-byte activations, sequence parallelism on
     whenever tp > 1, so every term divides by tp)."""
@@ -99,45 +95,46 @@ def activation_bytes_per_layer(
     rc = np.asarray(recompute_code)
     selective = full_layer - np.where(materialized, scores / t, 0.0)
     checkpoint_only = 2 * sbh / t  # full recompute keeps just each layer's input
-    return np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
+    per_layer: Floats = np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
+    return per_layer
 
 
-def training_memory(
-    req: EstimateRequest, *, tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code
-):
-    """Bytes per device for training or fine-tuning, by component, for arrays of layouts."""
+def _training_weights(
+    req: EstimateRequest, *, tp: Floats, pp: Floats, dp: Floats, zero: Floats, weight_bytes: float
+) -> Floats:
+    """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
+    NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
-    tp, pp, dp, cp, vp, mb, zero, rc = (
-        np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
-    )
     p_local = params_on_busiest_device(model, tp, pp, dp)
-    weight_bytes = BYTES["fp32"] if req.precision in ("fp32", "tf32") else BYTES["bf16"]
-    shard3 = np.where(zero >= 3, dp, 1)
-    shard2 = np.where(zero >= 2, dp, 1)
-    shard1 = np.where(zero >= 1, dp, 1)
-
     if req.method == "full":
-        trainable = p_local
-        weights = p_local * weight_bytes / shard3
+        weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
         # ZeRO-3 materialises about two layers' weights at a time (current and prefetched).
-        weights = weights + np.where(
+        gathered: Floats = np.where(
             zero >= 3, 2 * param_split(model).per_layer / tp * weight_bytes, 0
         )
-    else:
-        base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
-        split = param_split(model)
-        layers_here = np.ceil(model.layers / pp)
-        body_local = p_local - split.embedding_total / tp
-        weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
-        lora_per_layer = LORA_TARGETS_PER_LAYER * req.lora_rank * 2 * model.hidden
-        trainable = lora_per_layer * layers_here / tp
-        weights = weights + trainable * BYTES["bf16"]
+        return weights + gathered
+    base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
+    body_local = p_local - param_split(model).embedding_total / tp
+    weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
+    adapters = trainable_params_on_busiest_device(
+        model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
+    )
+    return weights + adapters * BYTES["bf16"]
 
-    grad_bytes = BYTES["fp32"]  # gradients accumulate and reduce in fp32 (Megatron, FSDP default)
-    gradients = trainable * grad_bytes / shard2
-    master = BYTES["fp32"] if (req.master_weights == "fp32" and weight_bytes < 4) else 0.0
-    optimizer = trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / shard1
 
+def _training_activations(
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    cp: Floats,
+    vp: Floats,
+    mb: Floats,
+    rc: Floats,
+) -> Floats:
+    """Activations held for backward on the first pipeline stage, plus the loss's logits."""
+    model = req.model
     # The activation formulas count 2-byte values; fp32 training stores 4.
     act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
     per_layer = act_scale * activation_bytes_per_layer(
@@ -165,15 +162,44 @@ def training_memory(
         recompute_code=0,
         attention=req.attention,
     )
-    activations = activations + np.where(rc == 2, rebuilt, 0.0)
+    held: Floats = activations + np.where(rc == 2, rebuilt, 0.0)
     # Logits for the loss: bf16 logits and their fp32 softmax copy, vocabulary split by tp.
     tokens = req.seq_len / cp * mb
-    logits = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])
-    activations = activations + logits
+    logits: Floats = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])
+    return held + logits
 
+
+def training_memory(
+    req: EstimateRequest,
+    *,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    vp: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    zero_stage: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
+) -> dict[str, Floats]:
+    """Bytes per device for training or fine-tuning, by component, for arrays of layouts."""
+    t, p, d, c, v, mb, zero, rc = (
+        np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
+    )
+    weight_bytes = training_weight_bytes(req.precision)
+    weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
+    trainable = trainable_params_on_busiest_device(
+        req.model, method=req.method, lora_rank=req.lora_rank, tp=t, pp=p, dp=d
+    )
+    # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
+    # ZeRO-1 the optimizer states.
+    gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
+    master = master_weight_bytes(req.master_weights, weight_bytes)
+    optimizer = (
+        trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / np.where(zero >= 1, d, 1)
+    )
+    activations = _training_activations(req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc)
     subtotal = weights + gradients + optimizer + activations
-    multi = req.count > 1
-    overhead = CONTEXT_BYTES + (NCCL_BYTES if multi else 0.0) + FRAGMENTATION * subtotal
+    overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + FRAGMENTATION * subtotal
     return {
         "weights": weights,
         "gradients": gradients,
@@ -185,19 +211,12 @@ def training_memory(
     }
 
 
-def kv_cache_bytes(model: ModelSpec, *, tokens, batch, kv_precision: str, tp=1) -> float:
-    """2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, per request, times the
-    batch; tensor parallelism splits the KV heads (replicated when tp exceeds them)."""
-    kv_split = np.minimum(tp, model.kv_heads)
-    return 2 * model.layers * model.kv_dim * tokens * batch * BYTES[kv_precision] / kv_split
-
-
-def inference_memory(req: EstimateRequest, *, tp, pp=1):
+def inference_memory(req: EstimateRequest, *, tp: int, pp: int = 1) -> dict[str, Bytes]:
+    """Bytes per device for serving `req.inference.batch` requests with tensor parallelism
+    `tp` (and pipeline parallelism `pp`), by component."""
     model = req.model
     inf = req.inference
-    weight_bytes = BYTES.get(req.precision, 2.0)
-    if req.precision in ("fp32", "tf32"):
-        weight_bytes = 4.0
+    weight_bytes = inference_weight_bytes(req.precision)
     split = param_split(model)
     weights = (split.body / (tp * pp) + split.embedding_total / tp) * weight_bytes
     if req.precision in ("int8", "int4"):
@@ -228,17 +247,3 @@ def inference_memory(req: EstimateRequest, *, tp, pp=1):
         "overhead": overhead,
         "total": subtotal + overhead,
     }
-
-
-def smallest_fitting_tp(req: EstimateRequest) -> int:
-    """Serving layout: the smallest tensor-parallel group inside one server whose shard fits;
-    the other devices serve as independent replicas (the largest group when none fits)."""
-    options = [
-        t
-        for t in (1, 2, 4, 8, 16, 32, 64)
-        if t <= min(req.count, req.per_node) and req.model.heads % t == 0
-    ]
-    for t in options:
-        if inference_memory(req, tp=t)["total"] <= req.accelerator.memory_gib * GIB:
-            return t
-    return options[-1]

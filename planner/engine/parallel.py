@@ -1,23 +1,30 @@
 """The parallelism search: every layout of tensor, pipeline and data parallelism, micro-batch,
-ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy."""
+ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy;
+and the serving layout, the smallest tensor-parallel group whose shard fits."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
-from planner.engine.compute import StepTime, training_step
-from planner.engine.memory import RECOMPUTE_CODE, training_memory
-from planner.engine.specs import GIB, EstimateRequest, ParallelSpec
+from planner.engine.arrays import Floats
+from planner.engine.memory import RECOMPUTE_CODE, inference_memory, training_memory
+from planner.engine.specs import GIB, EstimateRequest, ModelSpec, ParallelSpec, Recompute
+from planner.engine.step import StepTime, training_step
+
+Ints: TypeAlias = npt.NDArray[np.int64]
 
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
-RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODE.items()}
+RECOMPUTE_NAMES: dict[int, Recompute] = {code: name for name, code in RECOMPUTE_CODE.items()}
 
 
 def _powers_of_two(limit: int) -> list[int]:
-    out, x = [], 1
+    out: list[int] = []
+    x = 1
     while x <= limit:
         out.append(x)
         x *= 2
@@ -28,19 +35,19 @@ def _powers_of_two(limit: int) -> list[int]:
 class Layouts:
     """Candidate layouts as parallel arrays, one element per candidate."""
 
-    tp: np.ndarray
-    pp: np.ndarray
-    dp: np.ndarray
-    cp: np.ndarray
-    vp: np.ndarray
-    micro_batch: np.ndarray
-    zero_stage: np.ndarray
-    recompute_code: np.ndarray
+    tp: Ints
+    pp: Ints
+    dp: Ints
+    cp: Ints
+    vp: Ints
+    micro_batch: Ints
+    zero_stage: Ints
+    recompute_code: Ints
 
     def __len__(self) -> int:
         return len(self.tp)
 
-    def kwargs(self) -> dict[str, np.ndarray]:
+    def kwargs(self) -> dict[str, Ints]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     def spec(
@@ -74,12 +81,20 @@ def candidate_layouts(req: EstimateRequest) -> Layouts:
 
 
 @functools.lru_cache(maxsize=4096)
-def _layouts(model, count, per_node, global_batch, micro_batch, zero_stage, recompute) -> Layouts:
+def _layouts(
+    model: ModelSpec,
+    count: int,
+    per_node: int,
+    global_batch: int,
+    micro_batch: int | None,
+    zero_stage: int | None,
+    recompute: Recompute | None,
+) -> Layouts:
     """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
     count, DP the rest; micro-batches that divide the global batch; ZeRO stages and recompute
     policies unless the request fixes them; interleaving where the layers divide evenly."""
     tps = [t for t in _powers_of_two(min(per_node, count)) if model.heads % t == 0]
-    rows = []
+    rows: list[tuple[int, ...]] = []
     zeros = [zero_stage] if zero_stage is not None else [0, 1, 2, 3]
     recomputes = [RECOMPUTE_CODE[recompute]] if recompute else [0, 1, 2]
     micro = [micro_batch] if micro_batch else list(MICRO_BATCHES)
@@ -105,6 +120,7 @@ def _layouts(model, count, per_node, global_batch, micro_batch, zero_stage, reco
 
 
 def fixed_layout(spec: ParallelSpec) -> Layouts:
+    """The one layout a request fixes, as a search of one."""
     values = (
         spec.tp,
         spec.pp,
@@ -121,20 +137,22 @@ def fixed_layout(spec: ParallelSpec) -> Layouts:
 @dataclass(frozen=True)
 class SearchResult:
     layouts: Layouts
-    memory: dict[str, np.ndarray]
+    memory: dict[str, Floats]
     step: StepTime
-    fits: np.ndarray
+    fits: npt.NDArray[np.bool_]
     best: int  # index of the chosen layout
 
     @property
     def evaluated(self) -> int:
         return len(self.layouts)
 
-    def pick(self, values):
+    def pick(self, values: Floats | float) -> float:
+        """The chosen layout's value of a per-layout array (a scalar is everyone's)."""
         return float(np.asarray(values)[self.best]) if np.ndim(values) else float(values)
 
 
 def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
+    """Size and time every layout at once, and pick the best."""
     kwargs = layouts.kwargs()
     memory = training_memory(req, **kwargs)
     step = training_step(req, **kwargs)
@@ -147,3 +165,17 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     else:
         best = int(np.argmin(memory["total"]))
     return SearchResult(layouts, memory, step, fits, best)
+
+
+def smallest_fitting_tp(req: EstimateRequest) -> int:
+    """Serving layout: the smallest tensor-parallel group inside one server whose shard fits;
+    the other devices serve as independent replicas (the largest group when none fits)."""
+    options = [
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= min(req.count, req.per_node) and req.model.heads % t == 0
+    ]
+    for t in options:
+        if inference_memory(req, tp=t)["total"] <= req.accelerator.memory_gib * GIB:
+            return t
+    return options[-1]

@@ -96,7 +96,7 @@ class AcceleratorSpec:
 
     memory_gib: float
     memory_bw_gb_s: float
-    tflops: MappingProxyType
+    tflops: MappingProxyType[str, float]
     tdp_w: float = 0.0
     scale_up_gb_s: float | None = None
     scale_up_domain: int = 1
@@ -168,7 +168,9 @@ class CalibrationSpec:
     prediction for it once those two are in."""
 
     name: str
-    gemm_efficiency: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    gemm_efficiency: MappingProxyType[str, float] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
     memory_bw_efficiency: float | None = None
     scale_up_efficiency: float | None = None
     step_efficiency: float = 1.0
@@ -200,5 +202,5 @@ class EstimateRequest:
     parallelism: ParallelSpec | None = None
     inference: InferenceSpec = field(default_factory=InferenceSpec)
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
-    efficiency: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    efficiency: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     calibration: CalibrationSpec | None = None

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from planner.adapters import accelerator_spec, fabric_spec
 from planner.engine.estimate import estimate
-from planner.engine.memory import param_split
+from planner.engine.shapes import param_split
 from planner.engine.specs import EstimateRequest, ModelSpec, ParallelSpec
 
 DATA_FILE = Path(__file__).resolve().parent / "training_public.csv"

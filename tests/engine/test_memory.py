@@ -3,7 +3,8 @@ import dataclasses
 import pytest
 
 from planner.engine.estimate import estimate
-from planner.engine.memory import activation_bytes_per_layer, kv_cache_bytes, training_memory
+from planner.engine.memory import activation_bytes_per_layer, training_memory
+from planner.engine.shapes import kv_cache_bytes
 from planner.engine.specs import GIB, ParallelSpec
 from tests.engine.conftest import GPT3_175B, LLAMA2_7B, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
 

@@ -1,7 +1,6 @@
 import pytest
 
 from planner.engine import scoring
-from planner.engine.cost import cost
 
 
 def test_memory_capacity_is_zero_when_it_does_not_fit_and_full_with_30_percent_free():
@@ -94,39 +93,3 @@ def test_weights_normalise_and_zero_removes_a_dimension():
     assert scoring.normalised_weights(
         "train", dict.fromkeys(scoring.DIMENSIONS, 0)
     ) == pytest.approx(dict.fromkeys(scoring.DIMENSIONS, 0.2))
-
-
-def test_cost_adds_energy_over_the_years_and_finds_the_rent_breakeven():
-    c = cost(
-        nodes=2,
-        accelerators_per_node=8,
-        accelerator_price=25_000,
-        server_price=None,
-        server_power_kw=10,
-        pue=1.5,
-        price_per_kwh=0.1,
-        years=4,
-        rent_per_gpu_hour=2.0,
-    )
-    assert c.capex == pytest.approx(
-        2 * 8 * 25_000 * 1.25
-    )  # cards plus a quarter for the rest of the server
-    assert c.energy_per_year == pytest.approx(2 * 10 * 1.5 * 8760 * 0.1)
-    assert c.tco == pytest.approx(c.capex + 4 * c.energy_per_year)
-    monthly_rent = 2.0 * 16 * 8760 / 12
-    assert c.breakeven_months == pytest.approx(c.capex / (monthly_rent - c.energy_per_year / 12))
-    assert "server price unknown" in c.notes[0]
-
-
-def test_cost_without_prices_says_so():
-    c = cost(
-        nodes=1,
-        accelerators_per_node=8,
-        accelerator_price=None,
-        server_price=None,
-        server_power_kw=10,
-        pue=1.2,
-        price_per_kwh=None,
-        years=3,
-    )
-    assert c.capex is None and c.tco is None and "no price" in c.notes[0]

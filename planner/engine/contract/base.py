@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    ValidationError,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
-from planner.engine.errors import RequestError
+from planner.engine.errors import RequestError as RequestError
 from planner.engine.errors import gettext_noop as _
 
 # The error types this module raises: a message of its own, and the same with a sub-path
@@ -62,7 +72,9 @@ def _whole(value: Any) -> int:
     return int(value)
 
 
-def _bounded(check: Callable[[Any], Any], ge: float | None, le: float | None, gt: float | None):
+def _bounded(
+    check: Callable[[Any], Any], ge: float | None, le: float | None, gt: float | None
+) -> Callable[[Any], Any]:
     def validate(value: Any) -> Any:
         value = check(value)
         if gt is not None and value <= gt:
@@ -82,25 +94,40 @@ def _bounded(check: Callable[[Any], Any], ge: float | None, le: float | None, gt
     return validate
 
 
-def _bounds_schema(ge: float | None, le: float | None, gt: float | None) -> Any:
-    """The bounds as JSON Schema states them; the check itself is the validator's, which words
-    its errors as the contract does."""
-    named = {"minimum": ge, "maximum": le, "exclusiveMinimum": gt}
-    return Field(json_schema_extra={k: v for k, v in named.items() if v is not None})
+@dataclass(frozen=True)
+class Range:
+    """A number within bounds, as field metadata: `Annotated[int, whole(ge=1)]`. The check is
+    the contract's own (its errors say "must be at least 1, not 0"), and the document states
+    the bounds as JSON Schema does."""
+
+    ge: float | None = None
+    le: float | None = None
+    gt: float | None = None
+    integer: bool = False
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        check = _bounded(_whole if self.integer else _number, self.ge, self.le, self.gt)
+        return core_schema.no_info_before_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        named = {"minimum": self.ge, "maximum": self.le, "exclusiveMinimum": self.gt}
+        json_schema.update({k: v for k, v in named.items() if v is not None})
+        return json_schema
 
 
-def Number(*, ge: float | None = None, le: float | None = None, gt: float | None = None) -> Any:
-    """A finite JSON number within the bounds, described with them in the schema."""
-    return Annotated[
-        float, BeforeValidator(_bounded(_number, ge, le, gt)), _bounds_schema(ge, le, gt)
-    ]
+def number(*, ge: float | None = None, le: float | None = None, gt: float | None = None) -> Range:
+    """A finite JSON number within the bounds."""
+    return Range(ge=ge, le=le, gt=gt)
 
 
-def Whole(*, ge: int | None = None, le: int | None = None) -> Any:
+def whole(*, ge: int | None = None, le: int | None = None) -> Range:
     """A whole number (8 or 8.0) within the bounds."""
-    return Annotated[
-        int, BeforeValidator(_bounded(_whole, ge, le, None)), _bounds_schema(ge, le, None)
-    ]
+    return Range(ge=ge, le=le, integer=True)
 
 
 def _flag(value: Any) -> bool:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
-from planner.engine.contract.base import Number, Question, Text, Whole, problem
+from planner.engine.contract.base import Question, Text, number, problem, whole
 from planner.engine.errors import gettext_noop as _
 
 SCHEMA = "flopfit-probe/1"
@@ -40,7 +40,9 @@ class ProbeDevice(Report):
     "clocks.max.sm", MHz) are read as they are and help pick the catalog card."""
 
     name: Text = Field(description='As the driver reports it, e.g. "NVIDIA H200"')
-    memory_gib: Number(ge=0) | None = Field(None, description="Device memory, GiB")
+    memory_gib: Annotated[float, number(ge=0)] | None = Field(
+        None, description="Device memory, GiB"
+    )
     driver_version: Text | None = None
 
 
@@ -65,7 +67,7 @@ class ProbeTrainingStep(Report):
     params: Positive
     tokens_per_s: Positive = Field(description="Measured training throughput, tokens/s")
     precision: Text = "bf16"
-    dp: Whole(ge=1) = Field(1, description="Data-parallel ranks the step ran on")
+    dp: Annotated[int, whole(ge=1)] = Field(1, description="Data-parallel ranks the step ran on")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> ProbeTrainingStep:

@@ -17,14 +17,14 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
     Flag,
-    Number,
     Question,
     RequestError,
     SlugGiven,
     Text,
-    Whole,
+    number,
     one_of,
     problem,
+    whole,
 )
 from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
@@ -78,17 +78,23 @@ def _slug_or_inline(value: Any) -> str:
 class InlineModel(Question):
     """A decoder-only transformer's shape, as in its config.json."""
 
-    params: Number(ge=1) = Field(description="Parameters in all (experts included)")
-    layers: Whole(ge=1) = Field(description="Transformer layers")
-    hidden: Whole(ge=1) = Field(description="Hidden size")
-    heads: Whole(ge=1) = Field(description="Attention heads")
-    kv_heads: Whole(ge=1) | None = Field(
+    params: Annotated[float, number(ge=1)] = Field(
+        description="Parameters in all (experts included)"
+    )
+    layers: Annotated[int, whole(ge=1)] = Field(description="Transformer layers")
+    hidden: Annotated[int, whole(ge=1)] = Field(description="Hidden size")
+    heads: Annotated[int, whole(ge=1)] = Field(description="Attention heads")
+    kv_heads: Annotated[int, whole(ge=1)] | None = Field(
         None, description="Key/value heads (grouped-query attention); default: heads"
     )
-    ffn: Whole(ge=1) = Field(description="Intermediate size of one expert's MLP")
-    vocab: Whole(ge=1) = Field(description="Vocabulary size")
-    experts: Whole(ge=1) = Field(1, description="Routed experts per layer (1: dense)")
-    active_experts: Whole(ge=1) = Field(1, description="Experts each token is routed to")
+    ffn: Annotated[int, whole(ge=1)] = Field(description="Intermediate size of one expert's MLP")
+    vocab: Annotated[int, whole(ge=1)] = Field(description="Vocabulary size")
+    experts: Annotated[int, whole(ge=1)] = Field(
+        1, description="Routed experts per layer (1: dense)"
+    )
+    active_experts: Annotated[int, whole(ge=1)] = Field(
+        1, description="Experts each token is routed to"
+    )
     gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
     name: Text = "inline model"
 
@@ -140,17 +146,21 @@ def _precisions_known(value: Any) -> Any:
 class InlineAccelerator(Question):
     """An accelerator's datasheet figures. FLOP rates are dense, never the sparsity figure."""
 
-    memory_gib: Number(ge=0.001) = Field(description="Device memory, GiB")
-    memory_bw_gb_s: Number(ge=0.001) = Field(description="Memory bandwidth, GB/s")
-    tflops: Annotated[dict[str, Number(ge=0.001)], BeforeValidator(_precisions_known)] = Field(
-        description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)"
-    )
-    tdp_w: Number(ge=0) = Field(0, description="Board power, W")
-    scale_up_gb_s: Number(ge=0.001) | None = Field(
+    memory_gib: Annotated[float, number(ge=0.001)] = Field(description="Device memory, GiB")
+    memory_bw_gb_s: Annotated[float, number(ge=0.001)] = Field(description="Memory bandwidth, GB/s")
+    tflops: Annotated[
+        dict[str, Annotated[float, number(ge=0.001)]], BeforeValidator(_precisions_known)
+    ] = Field(description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)")
+    tdp_w: Annotated[float, number(ge=0)] = Field(0, description="Board power, W")
+    scale_up_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
         None, description="Scale-up link (NVLink...) per device and direction, GB/s; none: PCIe"
     )
-    scale_up_domain: Whole(ge=1) = Field(8, description="Devices one scale-up link joins")
-    pcie_gb_s: Number(ge=0.001) = Field(31.5, description="PCIe per direction, GB/s")
+    scale_up_domain: Annotated[int, whole(ge=1)] = Field(
+        8, description="Devices one scale-up link joins"
+    )
+    pcie_gb_s: Annotated[float, number(ge=0.001)] = Field(
+        31.5, description="PCIe per direction, GB/s"
+    )
     name: Text = "inline accelerator"
 
     def spec(self) -> AcceleratorSpec:
@@ -169,8 +179,10 @@ class InlineAccelerator(Question):
 class InlineFabric(Question):
     """The scale-out network as one accelerator sees it."""
 
-    per_gpu_gb_s: Number(ge=0.001) = Field(description="Bandwidth per accelerator, GB/s")
-    latency_us: Number(ge=0) = Field(5.0, description="Latency per hop, µs")
+    per_gpu_gb_s: Annotated[float, number(ge=0.001)] = Field(
+        description="Bandwidth per accelerator, GB/s"
+    )
+    latency_us: Annotated[float, number(ge=0)] = Field(5.0, description="Latency per hop, µs")
     name: Text = "inline fabric"
 
     def spec(self) -> FabricSpec:
@@ -179,24 +191,39 @@ class InlineFabric(Question):
         )
 
 
-def _slug_or(inline: type) -> Any:
-    return Annotated[
-        Annotated[Text, Tag("#slug")] | Annotated[inline, Tag("#inline")],
-        Discriminator(_slug_or_inline),
-        SlugGiven,
-    ]
+ModelRef = Annotated[
+    Annotated[Text, Tag("#slug")] | Annotated[InlineModel, Tag("#inline")],
+    Discriminator(_slug_or_inline),
+    SlugGiven,
+]
+AcceleratorRef = Annotated[
+    Annotated[Text, Tag("#slug")] | Annotated[InlineAccelerator, Tag("#inline")],
+    Discriminator(_slug_or_inline),
+    SlugGiven,
+]
+FabricRef = Annotated[
+    Annotated[Text, Tag("#slug")] | Annotated[InlineFabric, Tag("#inline")],
+    Discriminator(_slug_or_inline),
+    SlugGiven,
+]
 
 
 class Parallelism(Question):
     """A fixed layout; absent, the engine searches every layout the cluster admits."""
 
-    tp: Whole(ge=1) = Field(1, description="Tensor-parallel degree")
-    pp: Whole(ge=1) = Field(1, description="Pipeline stages")
-    dp: Whole(ge=1) | None = Field(None, description="Data-parallel degree; default: the rest")
-    cp: Whole(ge=1) = Field(1, description="Context-parallel degree (the sequence split)")
-    vp: Whole(ge=1) = Field(1, description="Virtual pipeline stages per device (interleaving)")
+    tp: Annotated[int, whole(ge=1)] = Field(1, description="Tensor-parallel degree")
+    pp: Annotated[int, whole(ge=1)] = Field(1, description="Pipeline stages")
+    dp: Annotated[int, whole(ge=1)] | None = Field(
+        None, description="Data-parallel degree; default: the rest"
+    )
+    cp: Annotated[int, whole(ge=1)] = Field(
+        1, description="Context-parallel degree (the sequence split)"
+    )
+    vp: Annotated[int, whole(ge=1)] = Field(
+        1, description="Virtual pipeline stages per device (interleaving)"
+    )
     sequence_parallel: Flag = Field(True, description="Megatron's sequence parallelism")
-    recompute_fraction: Number(ge=0, le=1) = Field(
+    recompute_fraction: Annotated[float, number(ge=0, le=1)] = Field(
         1.0, description="Share of layers recomputed under full recompute"
     )
 
@@ -204,9 +231,13 @@ class Parallelism(Question):
 class Inference(Question):
     """A fixed batch decoded together (serving under load is the simulation's question)."""
 
-    batch: Whole(ge=1, le=1_000_000) = Field(1, description="Sequences decoded together")
-    prompt_len: Whole(ge=1) = Field(512, description="Prompt tokens per sequence")
-    output_len: Whole(ge=1) = Field(128, description="Generated tokens per sequence")
+    batch: Annotated[int, whole(ge=1, le=1_000_000)] = Field(
+        1, description="Sequences decoded together"
+    )
+    prompt_len: Annotated[int, whole(ge=1)] = Field(512, description="Prompt tokens per sequence")
+    output_len: Annotated[int, whole(ge=1)] = Field(
+        128, description="Generated tokens per sequence"
+    )
     kv_precision: KvPrecision | None = Field(
         None,
         description="KV-cache precision; default: the weights' precision when a float, else bf16",
@@ -216,14 +247,14 @@ class Inference(Question):
 class Reliability(Question):
     """Interruptions of a long run and what each costs."""
 
-    failures_per_gpu_hour: Number(ge=0) = Field(
+    failures_per_gpu_hour: Annotated[float, number(ge=0)] = Field(
         RELIABILITY_DEFAULTS.failures_per_gpu_hour,
         description="Failures per GPU-hour (Llama 3 on 16,384 H100: about 2e-5)",
     )
-    restart_s: Number(ge=0) = Field(
+    restart_s: Annotated[float, number(ge=0)] = Field(
         RELIABILITY_DEFAULTS.restart_s, description="Time to restart after a failure, s"
     )
-    checkpoint_gb_s: Number(ge=0.001) = Field(
+    checkpoint_gb_s: Annotated[float, number(ge=0.001)] = Field(
         RELIABILITY_DEFAULTS.checkpoint_gb_s,
         description="Aggregate write bandwidth to checkpoint storage, GB/s",
     )
@@ -236,7 +267,7 @@ class Reliability(Question):
         )
 
 
-EtaOverride = Number(ge=0.001, le=1)
+EtaOverride = Annotated[float, number(ge=0.001, le=1)]
 
 
 class Efficiency(Question):
@@ -262,30 +293,32 @@ class Job(Question):
     """What a job is, whatever it runs on: the estimate question without the build."""
 
     task: Task = Field(description="train | finetune | inference")
-    model: _slug_or(InlineModel) = Field(description="Catalog slug, or an inline shape")
-    fabric: _slug_or(InlineFabric) | None = Field(
+    model: ModelRef = Field(description="Catalog slug, or an inline shape")
+    fabric: FabricRef | None = Field(
         None, description="Catalog slug or inline; default one 200 Gbit/s port per device"
     )
     precision: Precision | None = Field(
         None,
         description="Compute precision; default bf16, else fp16, else fp32 (what the card has)",
     )
-    seq_len: Whole(ge=1, le=10_000_000) = Field(2048, description="Tokens per sequence")
-    global_batch: Whole(ge=1) | None = Field(
+    seq_len: Annotated[int, whole(ge=1, le=10_000_000)] = Field(
+        2048, description="Tokens per sequence"
+    )
+    global_batch: Annotated[int, whole(ge=1)] | None = Field(
         None, description="Sequences per step; default train 1024, finetune 128, inference 1"
     )
-    micro_batch: Whole(ge=1) | None = Field(
+    micro_batch: Annotated[int, whole(ge=1)] | None = Field(
         None, description="Sequences per micro-batch; searched when absent"
     )
-    tokens: Number(ge=1) | None = Field(
+    tokens: Annotated[float, number(ge=1)] | None = Field(
         None,
         description="Tokens to process; default train 20 per parameter, finetune 1e8, inference 0",
     )
     method: Method = Field("full", description="full | lora | qlora (fine-tuning)")
-    lora_rank: Whole(ge=1, le=4096) = Field(16, description="LoRA rank")
+    lora_rank: Annotated[int, whole(ge=1, le=4096)] = Field(16, description="LoRA rank")
     optimizer: Optimizer = "adamw"
     master_weights: MasterWeights = Field("fp32", description="fp32 master copy of 16-bit weights")
-    zero_stage: Whole(ge=0, le=3) | None = Field(
+    zero_stage: Annotated[int, whole(ge=0, le=3)] | None = Field(
         None, description="ZeRO stage; searched when absent"
     )
     recompute: Recompute | None = Field(
@@ -451,11 +484,9 @@ class Job(Question):
 class EstimateQuestion(Job):
     """One job on one build: what it needs in memory, how fast it runs, how long it takes."""
 
-    accelerator: _slug_or(InlineAccelerator) = Field(
-        description="Catalog slug, or inline datasheet figures"
-    )
-    count: Whole(ge=1, le=MAX_COUNT) = Field(description="Accelerators in all")
-    per_node: Whole(ge=1, le=1024) | None = Field(
+    accelerator: AcceleratorRef = Field(description="Catalog slug, or inline datasheet figures")
+    count: Annotated[int, whole(ge=1, le=MAX_COUNT)] = Field(description="Accelerators in all")
+    per_node: Annotated[int, whole(ge=1, le=1024)] | None = Field(
         None, description="Accelerators per server; default min(count, 8)"
     )
     parallelism: Parallelism | None = Field(

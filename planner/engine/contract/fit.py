@@ -10,14 +10,14 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag
 
 from planner.engine.contract.base import (
     Flag,
-    Number,
     Question,
     RequestError,
     SlugGiven,
     Text,
-    Whole,
+    number,
     one_of,
     problem,
+    whole,
 )
 from planner.engine.errors import gettext_noop as _
 from planner.engine.facility import (
@@ -41,7 +41,7 @@ MAX_RACK_KG = 100_000
 MIN_SERVER_KW = 0.001
 MIN_SERVER_KG = 0.1
 INLET_RANGE_C = (0, 60)
-InletC = Number(ge=INLET_RANGE_C[0], le=INLET_RANGE_C[1])
+InletC = Annotated[float, number(ge=INLET_RANGE_C[0], le=INLET_RANGE_C[1])]
 
 RackCooling = Annotated[Literal["air", "rdhx", "liquid"], BeforeValidator(one_of(RACK_COOLING))]
 ServerCooling = Annotated[Literal["air", "liquid"], BeforeValidator(one_of(SERVER_COOLING))]
@@ -52,14 +52,18 @@ Feeds = Annotated[Literal["single", "2n"], BeforeValidator(one_of(FEEDS))]
 class Rack(Question):
     """One rack as the facility team describes it."""
 
-    power_kw: Number(gt=0, le=MAX_RACK_KW) = Field(
+    power_kw: Annotated[float, number(gt=0, le=MAX_RACK_KW)] = Field(
         description="Usable IT power per rack, kW; with 2N feeds what ONE feed carries"
     )
-    cooling_kw: Number(gt=0, le=MAX_RACK_KW) = Field(
+    cooling_kw: Annotated[float, number(gt=0, le=MAX_RACK_KW)] = Field(
         description="Heat the rack's cooling removes, kW"
     )
-    units: Whole(ge=1, le=MAX_RACK_UNITS) = Field(description="Usable rack units (U)")
-    max_kg: Number(gt=0, le=MAX_RACK_KG) = Field(description="Weight limit of the rack's load, kg")
+    units: Annotated[int, whole(ge=1, le=MAX_RACK_UNITS)] = Field(
+        description="Usable rack units (U)"
+    )
+    max_kg: Annotated[float, number(gt=0, le=MAX_RACK_KG)] = Field(
+        description="Weight limit of the rack's load, kg"
+    )
     inlet_c: InletC = Field(DEFAULT_INLET_C, description="Inlet air temperature, °C")
     cooling: RackCooling = Field(
         "air", description="Room air, rear-door heat exchanger, or direct liquid"
@@ -85,16 +89,16 @@ class Rack(Question):
 class InlineServer(Question):
     """A server not in the catalog, as the facility sees it."""
 
-    power_kw: Number(ge=MIN_SERVER_KW, le=MAX_RACK_KW) = Field(
+    power_kw: Annotated[float, number(ge=MIN_SERVER_KW, le=MAX_RACK_KW)] = Field(
         description="Maximum system draw, kW"
     )
-    units: Whole(ge=1, le=MAX_RACK_UNITS) = Field(description="Rack units (U)")
-    kg: Number(ge=MIN_SERVER_KG, le=MAX_RACK_KG) | None = Field(
+    units: Annotated[int, whole(ge=1, le=MAX_RACK_UNITS)] = Field(description="Rack units (U)")
+    kg: Annotated[float, number(ge=MIN_SERVER_KG, le=MAX_RACK_KG)] | None = Field(
         None, description="Weight, kg; unchecked when absent"
     )
     cooling: ServerCooling = "air"
     airflow: Airflow = "front_to_back"
-    accelerators: Whole(ge=0) = 0
+    accelerators: Annotated[int, whole(ge=0)] = 0
     open_air_cards: Flag = Field(
         False, description="Consumer cards with open-air or blower coolers"
     )
@@ -145,10 +149,10 @@ class FitQuestion(Question):
         description="Catalog slug of the cards in a catalog server; sets its power when the "
         "server publishes none",
     )
-    servers: Whole(ge=1, le=1_000_000) = Field(1, description="Servers to place")
+    servers: Annotated[int, whole(ge=1, le=1_000_000)] = Field(1, description="Servers to place")
     # PUE = facility power / IT power, so never below 1 (The Green Grid, WP#49).
-    pue: Number(ge=1, le=5) = Field(1.0, description="Facility power / IT power")
-    price_per_kwh: Number(ge=0) | None = Field(
+    pue: Annotated[float, number(ge=1, le=5)] = Field(1.0, description="Facility power / IT power")
+    price_per_kwh: Annotated[float, number(ge=0)] | None = Field(
         None, description="Energy price per kWh, for the yearly cost"
     )
 

@@ -12,12 +12,12 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
     Flag,
-    Number,
     Question,
     Text,
-    Whole,
+    number,
     one_of,
     problem,
+    whole,
 )
 from planner.engine.contract.estimate import Job
 from planner.engine.errors import gettext_noop as _
@@ -82,16 +82,16 @@ class InlineRackGroup(Question):
     """A row of identical racks the plan may fill."""
 
     name: Text | None = Field(None, description="Default: racks 1, racks 2...")
-    count: Whole(ge=1, le=100_000) = Field(1, description="Racks in the group")
-    power_kw: Number(ge=0.1, le=250) = Field(
+    count: Annotated[int, whole(ge=1, le=100_000)] = Field(1, description="Racks in the group")
+    power_kw: Annotated[float, number(ge=0.1, le=250)] = Field(
         description="Usable power per rack, kW; with 2N feeds what ONE feed carries"
     )
-    cooling_kw: Number(ge=0.1, le=250) | None = Field(
+    cooling_kw: Annotated[float, number(ge=0.1, le=250)] | None = Field(
         None, description="Cooling per rack, kW; default: the power"
     )
-    units: Whole(ge=1, le=60) = Field(42, description="Usable U")
-    max_kg: Number(ge=1, le=5000) = Field(1200, description="Weight limit, kg")
-    inlet_c: Number(ge=5, le=45) = Field(25, description="Inlet air, °C")
+    units: Annotated[int, whole(ge=1, le=60)] = Field(42, description="Usable U")
+    max_kg: Annotated[float, number(ge=1, le=5000)] = Field(1200, description="Weight limit, kg")
+    inlet_c: Annotated[float, number(ge=5, le=45)] = Field(25, description="Inlet air, °C")
     cooling: Annotated[Literal["air", "rdhx", "liquid"], BeforeValidator(one_of(RACK_COOLING))] = (
         "air"
     )
@@ -119,20 +119,26 @@ class InlineSite(Question):
     """A site given in the question rather than saved."""
 
     racks: list[InlineRackGroup] = Field(default_factory=list)
-    pue: Number(ge=1, le=3) = Field(1.3, description="Facility power / IT power")
-    price_per_kwh: Number(ge=0) | None = Field(None, description="Electricity per kWh")
+    pue: Annotated[float, number(ge=1, le=3)] = Field(1.3, description="Facility power / IT power")
+    price_per_kwh: Annotated[float, number(ge=0)] | None = Field(
+        None, description="Electricity per kWh"
+    )
     currency: Currency = Field("USD", description="Currency of price_per_kwh")
 
 
 class Budget(Question):
-    capex: Number(ge=0) | None = Field(None, description="Purchase budget")
-    tco: Number(ge=0) | None = Field(None, description="Total cost of ownership budget")
+    capex: Annotated[float, number(ge=0)] | None = Field(None, description="Purchase budget")
+    tco: Annotated[float, number(ge=0)] | None = Field(
+        None, description="Total cost of ownership budget"
+    )
     currency: Currency | None = Field(None, description="Default: the site's currency, else USD")
 
 
 class CountRange(Question):
-    min: Whole(ge=1, le=MAX_PLAN_COUNT) = Field(1, description="Fewest accelerators")
-    max: Whole(ge=1, le=MAX_PLAN_COUNT) | None = Field(
+    min: Annotated[int, whole(ge=1, le=MAX_PLAN_COUNT)] = Field(
+        1, description="Fewest accelerators"
+    )
+    max: Annotated[int, whole(ge=1, le=MAX_PLAN_COUNT)] | None = Field(
         None, description="Most accelerators; default max(min, 1024)"
     )
 
@@ -149,7 +155,7 @@ class CountRange(Question):
         return self.max if self.max is not None else max(self.min, 1024)
 
 
-Weight = Number(ge=0, le=100)
+Weight = Annotated[float, number(ge=0, le=100)]
 
 
 class Weights(Question):
@@ -205,8 +211,10 @@ class RecommendQuestion(Question):
         | None
     ) = Field(None, description="A saved site's name, or racks given inline; none: no limits")
     budget: Budget = Field(default_factory=Budget)
-    years: Number(ge=0.25, le=15) = Field(4, description="Horizon of the total cost, years")
-    limit: Whole(ge=1, le=1000) = Field(10, description="Candidates in the answer")
+    years: Annotated[float, number(ge=0.25, le=15)] = Field(
+        4, description="Horizon of the total cost, years"
+    )
+    limit: Annotated[int, whole(ge=1, le=1000)] = Field(10, description="Candidates in the answer")
     vendors: (
         Annotated[list[str], BeforeValidator(_strings(_("must be a list of vendor names")))] | None
     ) = None
@@ -219,11 +227,19 @@ class RecommendQuestion(Question):
         | None
     ) = Field(None, description="Only these catalog accelerators")
     count: CountRange = Field(default_factory=CountRange)
-    deadline_days: Number(ge=0.001) | None = Field(None, description="Training must finish within")
-    target_rps: Number(ge=0.001) | None = Field(None, description="Serving: requests per second")
-    ttft_ms: Number(ge=0.001) | None = Field(None, description="Serving: time to first token")
-    tpot_ms: Number(ge=0.001) | None = Field(None, description="Serving: time per output token")
-    rent_per_gpu_hour: Number(ge=0) | None = Field(
+    deadline_days: Annotated[float, number(ge=0.001)] | None = Field(
+        None, description="Training must finish within"
+    )
+    target_rps: Annotated[float, number(ge=0.001)] | None = Field(
+        None, description="Serving: requests per second"
+    )
+    ttft_ms: Annotated[float, number(ge=0.001)] | None = Field(
+        None, description="Serving: time to first token"
+    )
+    tpot_ms: Annotated[float, number(ge=0.001)] | None = Field(
+        None, description="Serving: time per output token"
+    )
+    rent_per_gpu_hour: Annotated[float, number(ge=0)] | None = Field(
         None, description="Rent per accelerator-hour, for renting against buying"
     )
     weights: Weights = Field(default_factory=Weights)
@@ -237,6 +253,6 @@ class PlanRequest(RecommendQuestion):
     """What `POST /api/v1/plans/` takes: the recommend question, and optionally a saved site by
     its id instead of by name or inline."""
 
-    site_id: Whole(ge=1) | None = Field(
+    site_id: Annotated[int, whole(ge=1)] | None = Field(
         None, description="A saved site you can see; or give `site`, not both"
     )

@@ -11,14 +11,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Discriminator, Field, RootModel, Tag, model_validator
 
 from planner.engine.contract.base import (
-    Number,
     Question,
     RequestError,
     Text,
-    Whole,
+    number,
     one_of,
     parse,
     problem,
+    whole,
 )
 from planner.engine.contract.estimate import EstimateQuestion
 from planner.engine.errors import gettext_noop as _
@@ -33,12 +33,12 @@ from planner.engine.simulate.question import (
     serving_question,
     training_question,
 )
-from planner.engine.simulate.serving import LengthDist
+from planner.engine.simulate.serving_spec import LengthDist
 from planner.engine.specs import EstimateRequest
 
 KINDS = ("training", "serving")
 EstimateRequestOf = Callable[[Any], EstimateRequest]
-Seed = Whole(ge=0, le=2**32 - 1)
+Seed = Annotated[int, whole(ge=0, le=2**32 - 1)]
 
 
 class TrainingSimulation(Question):
@@ -50,24 +50,32 @@ class TrainingSimulation(Question):
         description="The workload: an estimate question (task train or finetune)"
     )
     seed: Seed = 0
-    trials: Whole(ge=10, le=MAX_TRIALS) = Field(10_000, description="Campaigns simulated")
-    checkpoint_gb_s: Number(ge=0.001) | None = Field(
+    trials: Annotated[int, whole(ge=10, le=MAX_TRIALS)] = Field(
+        10_000, description="Campaigns simulated"
+    )
+    checkpoint_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
         None, description="Checkpoint write bandwidth, GB/s; default the estimate's reliability"
     )
-    checkpoint_interval_s: Number(ge=1) | None = Field(
+    checkpoint_interval_s: Annotated[float, number(ge=1)] | None = Field(
         None, description="Seconds between checkpoints; default the best (Young/Daly checked)"
     )
-    failures_per_gpu_hour: Number(ge=0, le=1) | None = Field(
+    failures_per_gpu_hour: Annotated[float, number(ge=0, le=1)] | None = Field(
         None, description="Default the estimate's reliability"
     )
-    detect_s: Number(ge=0) = Field(60.0, description="Time to notice a failure, s")
-    restart_s: Number(ge=0) | None = Field(None, description="Default the estimate's reliability")
-    throttle_episodes_per_hour: Number(ge=0, le=100) = 0.0
-    throttle_slowdown: Number(ge=0, le=0.99) = Field(
+    detect_s: Annotated[float, number(ge=0)] = Field(
+        60.0, description="Time to notice a failure, s"
+    )
+    restart_s: Annotated[float, number(ge=0)] | None = Field(
+        None, description="Default the estimate's reliability"
+    )
+    throttle_episodes_per_hour: Annotated[float, number(ge=0, le=100)] = 0.0
+    throttle_slowdown: Annotated[float, number(ge=0, le=0.99)] = Field(
         0.0, description="Share of speed lost while throttled"
     )
-    throttle_mean_s: Number(ge=0) = Field(0.0, description="Mean length of a throttling episode")
-    straggler_slowdown: Number(ge=0, le=0.99) = Field(
+    throttle_mean_s: Annotated[float, number(ge=0)] = Field(
+        0.0, description="Mean length of a throttling episode"
+    )
+    straggler_slowdown: Annotated[float, number(ge=0, le=0.99)] = Field(
         0.0, description="Share of speed the slowest device costs every step"
     )
 
@@ -101,11 +109,11 @@ class Length(Question):
         Literal["fixed", "uniform", "lognormal"],
         BeforeValidator(one_of(("fixed", "uniform", "lognormal"))),
     ] = "fixed"
-    value: Whole(ge=1) | None = None
-    mean: Number(ge=1) | None = None
-    lo: Whole(ge=1) | None = None
-    hi: Whole(ge=1) | None = None
-    sigma: Number(ge=0.01, le=5) = 1.0
+    value: Annotated[int, whole(ge=1)] | None = None
+    mean: Annotated[float, number(ge=1)] | None = None
+    lo: Annotated[int, whole(ge=1)] | None = None
+    hi: Annotated[int, whole(ge=1)] | None = None
+    sigma: Annotated[float, number(ge=0.01, le=5)] = 1.0
 
     @model_validator(mode="after")
     def _what_the_kind_needs(self) -> Length:
@@ -134,7 +142,7 @@ def _length_kind(value: Any) -> str:
 
 
 LengthOrTokens = Annotated[
-    Annotated[Whole(ge=1), Tag("#number")] | Annotated[Length, Tag("#object")],
+    Annotated[Annotated[int, whole(ge=1)], Tag("#number")] | Annotated[Length, Tag("#object")],
     Discriminator(_length_kind),
 ]
 
@@ -142,11 +150,11 @@ LengthOrTokens = Annotated[
 class ReplicaSearch(Question):
     """Find the fewest replicas that serve the target rate within the SLOs."""
 
-    target_rate: Number(ge=0.001) | None = Field(
+    target_rate: Annotated[float, number(ge=0.001)] | None = Field(
         None, description="Requests per second to sustain; default rate_per_s"
     )
-    max_replicas: Whole(ge=1, le=4096) = 64
-    attainment: Number(ge=0.5, le=1) = Field(
+    max_replicas: Annotated[int, whole(ge=1, le=4096)] = 64
+    attainment: Annotated[float, number(ge=0.5, le=1)] = Field(
         0.99, description="Share of requests that must meet the SLOs"
     )
 
@@ -160,22 +168,28 @@ class ServingSimulation(Question):
         description="The workload: an estimate question (task inference)"
     )
     seed: Seed = 0
-    rate_per_s: Number(ge=0.001, le=1e6) = Field(description="Arrivals per second")
+    rate_per_s: Annotated[float, number(ge=0.001, le=1e6)] = Field(
+        description="Arrivals per second"
+    )
     arrival: Annotated[
         Literal["poisson", "bursty"], BeforeValidator(one_of(("poisson", "bursty")))
     ] = "poisson"
     prompt: LengthOrTokens | None = Field(None, description="Default the estimate's prompt_len")
     output: LengthOrTokens | None = Field(None, description="Default the estimate's output_len")
-    replicas: Whole(ge=1, le=10_000) | None = Field(
+    replicas: Annotated[int, whole(ge=1, le=10_000)] | None = Field(
         None, description="Default: the estimate's devices over its tensor-parallel group"
     )
-    requests: Whole(ge=10, le=MAX_REQUESTS) | None = Field(
+    requests: Annotated[int, whole(ge=10, le=MAX_REQUESTS)] | None = Field(
         None, description="Requests simulated (default 20,000); or give duration_s"
     )
-    duration_s: Number(ge=1, le=86_400) | None = Field(None, description="Seconds of arrivals")
-    ttft_slo_ms: Number(ge=0.001) | None = None
-    tpot_slo_ms: Number(ge=0.001) | None = None
-    max_batch: Whole(ge=1, le=4096) = Field(256, description="Sequences a replica runs at once")
+    duration_s: Annotated[float, number(ge=1, le=86_400)] | None = Field(
+        None, description="Seconds of arrivals"
+    )
+    ttft_slo_ms: Annotated[float, number(ge=0.001)] | None = None
+    tpot_slo_ms: Annotated[float, number(ge=0.001)] | None = None
+    max_batch: Annotated[int, whole(ge=1, le=4096)] = Field(
+        256, description="Sequences a replica runs at once"
+    )
     search: ReplicaSearch | None = None
 
     @model_validator(mode="after")
@@ -252,9 +266,9 @@ def simulation_from_dict(
             value=repr(kind),
         )
     request = _estimate(data, estimate_request_of)
-    model = TrainingSimulation if kind == "training" else ServingSimulation
-    question = parse(model, data)
-    return question.to_question(request)
+    if kind == "training":
+        return parse(TrainingSimulation, data).to_question(request)
+    return parse(ServingSimulation, data).to_question(request)
 
 
 class SweepSimulation(Question):

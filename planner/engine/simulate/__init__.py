@@ -4,15 +4,12 @@ them with a `progress` callback (a fraction from 0 to 1) and store `as_dict()`."
 
 from planner.engine.simulate.engine_fit import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.serving import (
-    LengthDist,
     ReplicaSearch,
     ServingResult,
-    ServingSpec,
-    Slo,
-    StepModel,
     replicas_for_slo,
     simulate_serving,
 )
+from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo, StepModel
 from planner.engine.simulate.training import CampaignResult, CampaignSpec, simulate_campaign
 
 __all__ = [

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from planner.engine.compute import inference_time
-from planner.engine.memory import inference_memory, kv_cache_bytes, smallest_fitting_tp
-from planner.engine.simulate.serving import StepModel
+from planner.engine.memory import inference_memory
+from planner.engine.parallel import smallest_fitting_tp
+from planner.engine.shapes import kv_cache_bytes
+from planner.engine.simulate.serving_spec import StepModel
 from planner.engine.specs import GIB, EstimateRequest
+from planner.engine.step import InferenceTime, inference_time
 
 # Fit points: prefill steps of 4 and 16 prompts of 512 tokens (compute-bound on data-centre
 # parts); decode at 1 and 64 sequences and 1,024 and 4,096 tokens of context each.
@@ -23,7 +25,7 @@ def engine_tp(request: EstimateRequest) -> int:
     return smallest_fitting_tp(request)
 
 
-def _at(request: EstimateRequest, *, batch: int, prompt: int, tp: int):
+def _at(request: EstimateRequest, *, batch: int, prompt: int, tp: int) -> InferenceTime:
     inf = dataclasses.replace(request.inference, batch=batch, prompt_len=prompt, output_len=0)
     return inference_time(dataclasses.replace(request, inference=inf), tp=tp)
 

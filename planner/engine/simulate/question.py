@@ -9,23 +9,19 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from planner.engine.errors import RequestError
 from planner.engine.errors import gettext_noop as _
 from planner.engine.estimate import estimate
+from planner.engine.shapes import lora_params_per_layer
 from planner.engine.simulate.engine_fit import (
     engine_tp,
     kv_budget_tokens_from_engine,
     step_model_from_engine,
 )
-from planner.engine.simulate.serving import (
-    LengthDist,
-    ServingSpec,
-    Slo,
-    replicas_for_slo,
-    simulate_serving,
-)
+from planner.engine.simulate.serving import replicas_for_slo, simulate_serving
+from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign
 from planner.engine.specs import BYTES, EstimateRequest
 
@@ -109,7 +105,7 @@ def training_question(request: EstimateRequest, p: CampaignParameters) -> Simula
         raise RequestError("estimate", _("the workload has no throughput to simulate"))
     params = request.model.params
     if request.method != "full":
-        params = 7 * request.lora_rank * 2 * request.model.hidden * request.model.layers
+        params = lora_params_per_layer(request.model, rank=request.lora_rank) * request.model.layers
     rel = request.reliability
     checkpoint_gb_s = p.checkpoint_gb_s if p.checkpoint_gb_s is not None else rel.checkpoint_gb_s
     spec = CampaignSpec(
@@ -140,7 +136,7 @@ class ServingParameters:
 
     seed: int
     rate_per_s: float
-    arrival: str
+    arrival: Literal["poisson", "bursty"]
     prompt: LengthDist
     output: LengthDist
     replicas: int | None
@@ -199,6 +195,7 @@ def sweep_summary(
     for label, result in zip(labels, parts, strict=True):
         row: dict[str, Any] = {"label": label}
         if result:
-            row.update({key: result.get(key) for key in SWEEP_SUMMARY.get(result.get("kind"), ())})
+            kind = str(result.get("kind"))
+            row.update({key: result.get(key) for key in SWEEP_SUMMARY.get(kind, ())})
         rows.append(row)
     return rows

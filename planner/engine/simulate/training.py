@@ -23,11 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from planner.engine import MODEL_VERSION
 from planner.engine.efficiency import young_daly_interval_s
+from planner.engine.version import MODEL_VERSION
 
 DAY_S = 86_400.0
 HOUR_S = 3_600.0
@@ -117,21 +119,23 @@ class CampaignSpec:
 class CampaignResult:
     trials: int
     work_s: float
-    completion_s: dict  # p50, p90, p99, mean
-    completion_days: dict
+    completion_s: dict[str, float]  # p50, p90, p99, mean
+    completion_days: dict[str, float]
     goodput: float  # work_s / mean completion
-    lost_s: dict  # mean seconds by cause
+    lost_s: dict[str, float]  # mean seconds by cause
     failures_mean: float
     checkpoint_interval_s: float
     young_daly_interval_s: float | None
     best_interval_s: float | None
     best_completion_s: float | None
-    interval_grid: dict = field(default_factory=dict)  # interval_s, mean_completion_s
-    histogram: dict = field(default_factory=dict)  # days edges and counts
+    interval_grid: dict[str, Any] = field(default_factory=dict)  # interval_s, mean_completion_s
+    histogram: dict[str, list[float] | list[int]] = field(
+        default_factory=dict
+    )  # days edges and counts
     mtbf_s: float | None = None
     events: int = 0  # failures and completed checkpoints over all trials
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["model_version"] = MODEL_VERSION
         return out
@@ -141,7 +145,7 @@ def _finite(x: float) -> float | None:
     return None if math.isinf(x) else float(x)
 
 
-def _segments(work_s: float, interval_s) -> np.ndarray:
+def _segments(work_s: float, interval_s: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Segments of useful work; a checkpoint follows all but the last."""
     return np.maximum(1, np.ceil(work_s / np.asarray(interval_s, dtype=float) - 1e-9)).astype(
         np.int64
@@ -241,11 +245,49 @@ def _best_interval(grid: np.ndarray, means: np.ndarray) -> tuple[float, float]:
     return float(fine[i] * scale), float(fitted[i])
 
 
-def _stats(x: np.ndarray, scale: float = 1.0) -> dict:
+def _stats(x: npt.NDArray[np.float64], scale: float = 1.0) -> dict[str, float]:
     p = np.percentile(x, PERCENTILES) / scale
     out = {f"p{q}": round(float(v), 6) for q, v in zip(PERCENTILES, p, strict=True)}
     out["mean"] = round(float(x.mean() / scale), 6)
     return out
+
+
+def _lost_time(
+    spec: CampaignSpec, *, stretch: np.ndarray, lost: np.ndarray, failures: np.ndarray
+) -> dict[str, float]:
+    """Mean seconds lost per trial, by cause."""
+    checkpoints = int(_segments(spec.work_s, spec.interval_s)) - 1
+    straggled = 1 / (1 - spec.straggler_slowdown)
+    return {
+        "checkpointing": checkpoints * spec.checkpoint_write_s,
+        "lost_work": float(lost.mean()),
+        "detection_restart": float(failures.mean()) * (spec.detect_s + spec.restart_s),
+        "throttling": float(spec.work_s * (stretch - straggled).mean()),
+        "stragglers": spec.work_s * (straggled - 1),
+    }
+
+
+def _interval_search(
+    spec: CampaignSpec, rng: np.random.Generator, progress: Callable[[float], None]
+) -> tuple[dict[str, Any], float, float]:
+    """Mean completion over a log grid of intervals around Young/Daly, on fewer trials, and
+    the best interval refined between grid points: (grid, best interval, its completion)."""
+    grid_trials = spec.grid_trials or max(MIN_GRID_TRIALS, spec.trials // 5)
+    young_daly = spec.young_daly_s
+    grid = np.geomspace(young_daly / GRID_SPAN, young_daly * GRID_SPAN, GRID_POINTS)
+    grid = np.minimum(grid, spec.work_s)
+    grid_stretch, _ = _stretch(spec, rng, grid_trials)
+    grid_completion, _, _ = _rounds(
+        intervals=grid, stretch=grid_stretch, spec=spec, rng=rng, progress=progress
+    )
+    means = grid_completion.mean(axis=1)
+    best_s, best_completion = _best_interval(grid, means)
+    grid_result = {
+        "interval_s": [round(float(v), 3) for v in grid],
+        "mean_completion_s": [round(float(v), 3) for v in means],
+        "trials": grid_trials,
+    }
+    return grid_result, best_s, best_completion
 
 
 def simulate_campaign(spec: CampaignSpec, *, progress: Progress = None) -> CampaignResult:
@@ -267,49 +309,24 @@ def simulate_campaign(spec: CampaignSpec, *, progress: Progress = None) -> Campa
         progress=lambda f: report(main_share * f),
     )
     completion, lost, failures = completion[0], lost[0], failures[0]
+    lost_s = _lost_time(spec, stretch=stretch, lost=lost, failures=failures)
 
-    checkpoints = int(_segments(spec.work_s, interval)) - 1
-    straggled = 1 / (1 - spec.straggler_slowdown)
-    lost_s = {
-        "checkpointing": checkpoints * spec.checkpoint_write_s,
-        "lost_work": float(lost.mean()),
-        "detection_restart": float(failures.mean()) * (spec.detect_s + spec.restart_s),
-        "throttling": float(spec.work_s * (stretch - straggled).mean()),
-        "stragglers": spec.work_s * (straggled - 1),
-    }
-
-    grid_result: dict = {}
+    grid_result: dict[str, Any] = {}
     best_s = best_completion = None
     if searching:
-        grid_trials = spec.grid_trials or max(MIN_GRID_TRIALS, spec.trials // 5)
-        young_daly = spec.young_daly_s
-        grid = np.geomspace(young_daly / GRID_SPAN, young_daly * GRID_SPAN, GRID_POINTS)
-        grid = np.minimum(grid, spec.work_s)
-        grid_stretch, _ = _stretch(spec, grid_rng, grid_trials)
-        grid_completion, _, _ = _rounds(
-            intervals=grid,
-            stretch=grid_stretch,
-            spec=spec,
-            rng=grid_rng,
-            progress=lambda f: report(main_share + (1 - main_share) * f),
+        grid_result, best_s, best_completion = _interval_search(
+            spec, grid_rng, lambda f: report(main_share + (1 - main_share) * f)
         )
-        means = grid_completion.mean(axis=1)
-        best_s, best_completion = _best_interval(grid, means)
-        grid_result = {
-            "interval_s": [round(float(v), 3) for v in grid],
-            "mean_completion_s": [round(float(v), 3) for v in means],
-            "trials": grid_trials,
-        }
     report(1.0)
 
     counts, edges = np.histogram(completion / DAY_S, bins=HISTOGRAM_BINS)
-    mean = float(completion.mean())
+    checkpoints = int(_segments(spec.work_s, interval)) - 1
     return CampaignResult(
         trials=spec.trials,
         work_s=spec.work_s,
         completion_s=_stats(completion),
         completion_days=_stats(completion, DAY_S),
-        goodput=round(spec.work_s / mean, 6),
+        goodput=round(spec.work_s / float(completion.mean()), 6),
         lost_s={k: round(v, 3) for k, v in lost_s.items()},
         failures_mean=round(float(failures.mean()), 4),
         checkpoint_interval_s=round(interval, 3),

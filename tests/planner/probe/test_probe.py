@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.engine.memory import param_split
+from planner.engine.shapes import param_split
 from planner.engine.specs import ModelSpec
 from planner.probe import probe
 

@@ -1,0 +1,114 @@
+"""Judging a build: its five scores, each with a reason, and the hard constraints it breaks."""
+
+from __future__ import annotations
+
+import math
+
+from planner.engine import scoring
+from planner.engine.recommend.builds import BuildContext
+from planner.engine.recommend.plan import Candidate, PlanQuestion
+
+
+def memory_time_per_token(task: str, c: Candidate) -> float:
+    """Seconds of memory-bound work per token on one device."""
+    per_device: float = c.estimate["throughput"]["tokens_per_s_per_device"]
+    if per_device <= 0:
+        return math.inf
+    if task == "inference":
+        return 1 / per_device  # decode is memory-bound throughout
+    parts: dict[str, float] = c.estimate["breakdown"]
+    return parts["memory bandwidth"] / parts["step_s"] / per_device
+
+
+def score(
+    candidate: Candidate,
+    context: BuildContext,
+    task: str,
+    best_memory: float,
+    weights: dict[str, float],
+) -> None:
+    option, facility = context.option, context.facility
+    est = candidate.estimate
+    mem, eff, par = est["memory"], est["efficiency"], est["parallelism"]
+    results = {
+        "memory_capacity": scoring.memory_capacity(
+            need_gib=mem["per_device_gib"], capacity_gib=mem["capacity_gib"]
+        ),
+        "memory_bandwidth": scoring.memory_bandwidth(
+            task=task,
+            per_token_s=memory_time_per_token(task, candidate),
+            best_per_token_s=best_memory,
+            bound_share=1 - eff["eta_mem"],
+            bw_gb_s=option.spec.memory_bw_gb_s,
+        ),
+        "interconnect": scoring.interconnect(
+            eta_interconnect=eff["eta_interconnect"],
+            link=option.scale_up_link,
+            tp=par["tp"],
+            dp=par["dp"],
+            nodes=candidate.nodes,
+        ),
+        "cooling": scoring.cooling(
+            hostable=candidate.fit["hostable"],
+            binding=candidate.fit["binding"],
+            eta_thermal=candidate.fit["eta_thermal"],
+            consumer_cooling=option.consumer_cooling or facility.open_air_cards,
+            kw_per_u=facility.power_kw / max(facility.units, 1),
+        ),
+        "software": scoring.software(
+            task=task,
+            stack=option.software_stack,
+            training=option.training_maturity,
+            inference=option.inference_maturity,
+            ecc=option.ecc,
+            partitions=option.mig_instances,
+            precision_native=context.native,
+        ),
+    }
+    candidate.scores = {k: round(v[0], 1) for k, v in results.items()}
+    candidate.reasons = {k: v[1] for k, v in results.items()}
+    candidate.overall = scoring.overall(candidate.scores, weights)
+
+
+def hard_failures(question: PlanQuestion, c: Candidate) -> list[str]:
+    out = []
+    est = c.estimate
+    if not est["memory"]["fits"]:
+        out.append(
+            f"does not fit in memory ({est['memory']['per_device_gib']:.1f} of {est['memory']['capacity_gib']:g} GiB)"
+        )
+    if not c.fit["hostable"]:
+        out.append(f"over the site's racks ({c.fit['binding']})")
+    if (
+        question.capex_budget is not None
+        and c.cost["capex"] is not None
+        and c.cost["capex"] > question.capex_budget
+    ):
+        out.append(f"over the capex budget ({c.cost['capex']:,.0f} > {question.capex_budget:,.0f})")
+    if (
+        question.tco_budget is not None
+        and c.cost["tco"] is not None
+        and c.cost["tco"] > question.tco_budget
+    ):
+        out.append(f"over the TCO budget ({c.cost['tco']:,.0f} > {question.tco_budget:,.0f})")
+    if (
+        question.deadline_days is not None
+        and question.workload.task != "inference"
+        and est["time"]["days"] > question.deadline_days
+    ):
+        out.append(
+            f"misses the deadline ({est['time']['days']:.1f} > {question.deadline_days:g} days)"
+        )
+    if question.workload.task == "inference":
+        inf = est["inference"]
+        if question.ttft_ms is not None and inf["ttft_ms"] > question.ttft_ms:
+            out.append(f"TTFT {inf['ttft_ms']:.0f} ms over the {question.ttft_ms:g} ms target")
+        if question.tpot_ms is not None and inf["tpot_ms"] > question.tpot_ms:
+            out.append(f"TPOT {inf['tpot_ms']:.1f} ms over the {question.tpot_ms:g} ms target")
+        if question.target_rps is not None:
+            output_len = max(question.workload.inference.output_len, 1)
+            capacity = inf["decode_tokens_per_s"] / output_len
+            c.estimate["capacity_rps"] = round(capacity, 3)
+            if capacity < question.target_rps:
+                out.append(f"serves {capacity:.1f} requests/s, short of {question.target_rps:g}")
+    return out

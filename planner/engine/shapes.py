@@ -1,0 +1,117 @@
+"""Model-shape arithmetic: how a transformer's parameters divide, how many of them the busiest
+device holds, the FLOPs a token costs and the bytes its KV cache takes. Vectorised where a
+layout is involved: arguments may be numpy arrays of candidate layouts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.engine.specs import BYTES, ModelSpec
+
+# LoRA adapters on every linear layer of attention and MLP (the QLoRA paper's recipe): Q, K, V,
+# O, gate, up and down.
+LORA_TARGETS_PER_LAYER = 7
+
+
+@dataclass(frozen=True)
+class ParamSplit:
+    """How a model's parameters divide between the transformer body and its embeddings."""
+
+    body: float  # all transformer layers
+    per_layer: float
+    embedding_total: float  # input embedding plus an untied output head
+    embedding_one: float
+    expert_share: float  # fraction of a layer's parameters that sit in routed experts
+
+
+def param_split(model: ModelSpec) -> ParamSplit:
+    norms = 2 * model.hidden
+    per_layer = model.attention_params_per_layer + model.experts * model.expert_params_per_layer
+    per_layer += norms + (model.hidden * model.experts if model.experts > 1 else 0)
+    body = per_layer * model.layers
+    embedding_one = model.embedding_params
+    embedding_total = max(model.params - body, embedding_one)
+    expert_share = (
+        model.experts * model.expert_params_per_layer / per_layer if model.experts > 1 else 0.0
+    )
+    return ParamSplit(body, per_layer, embedding_total, embedding_one, expert_share)
+
+
+def params_on_busiest_device(
+    model: ModelSpec, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Parameters held by the device with the most: first or last pipeline stage, whose
+    layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
+    the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
+    split = param_split(model)
+    t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
+    ep = np.minimum(model.experts, d) if model.experts > 1 else 1.0
+    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
+    layers_here = np.ceil(model.layers / p)
+    embeddings = np.where(
+        p > 1,
+        max(split.embedding_one, split.embedding_total - split.embedding_one),
+        split.embedding_total,
+    )
+    busiest: npt.NDArray[np.float64] = (layer * layers_here + embeddings) / t
+    return busiest
+
+
+def lora_params_per_layer(model: ModelSpec, *, rank: int) -> int:
+    """LoRA's trainable parameters in one layer: each adapted matrix gains A (hidden x rank)
+    and B (rank x hidden), 2 x rank x hidden (Hu et al. 2021), taking every target's sides as
+    the hidden size."""
+    return LORA_TARGETS_PER_LAYER * rank * 2 * model.hidden
+
+
+def trainable_params_on_busiest_device(
+    model: ModelSpec,
+    *,
+    method: str,
+    lora_rank: int,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+) -> npt.NDArray[np.float64]:
+    """Parameters the busiest device trains: all it holds for a full fine-tune or training, only
+    its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
+    if method == "full":
+        return params_on_busiest_device(model, tp, pp, dp)
+    layers_here = np.ceil(model.layers / np.asarray(pp, dtype=np.float64))
+    adapters: npt.NDArray[np.float64] = (
+        lora_params_per_layer(model, rank=lora_rank) * layers_here / np.asarray(tp)
+    )
+    return adapters
+
+
+def model_flops_per_token(model: ModelSpec, seq_len: int) -> float:
+    """Model FLOPs per token, forward and backward: 6 x (active body parameters + output head)
+    plus 12 x layers x hidden x sequence for attention scores (PaLM, Chowdhery et al. 2022,
+    appendix B). Recomputation is not counted (MFU, not HFU)."""
+    split = param_split(model)
+    body_active = split.body * (1 - split.expert_share) + split.body * split.expert_share * (
+        model.active_experts / model.experts
+    )
+    return (
+        6 * (body_active + model.vocab * model.hidden) + 12 * model.layers * model.hidden * seq_len
+    )
+
+
+def kv_cache_bytes(
+    model: ModelSpec,
+    *,
+    tokens: float,
+    batch: int,
+    kv_precision: str,
+    tp: npt.ArrayLike = 1,
+) -> npt.NDArray[np.float64]:
+    """2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, per request, times the
+    batch; tensor parallelism splits the KV heads (replicated when tp exceeds them)."""
+    kv_split = np.minimum(tp, model.kv_heads)
+    kv: npt.NDArray[np.float64] = (
+        2 * model.layers * model.kv_dim * tokens * batch * BYTES[kv_precision] / kv_split
+    )
+    return kv

@@ -1,0 +1,406 @@
+"""Time of one training step and of one inference request: the roofline of every layer
+(`compute`), the collectives on the links they cross (`comms`), the pipeline schedule and the
+optimizer's pass over memory.
+
+Training is vectorised over arrays of parallel layouts so the search can time thousands at
+once; it returns the step time and its parts in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from planner.engine import comms
+from planner.engine import efficiency as eff
+from planner.engine.arrays import Floats
+from planner.engine.compute import Hardware, Roofline, hardware, layer_forward, streaming
+from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
+from planner.engine.shapes import (
+    kv_cache_bytes,
+    model_flops_per_token,
+    param_split,
+    trainable_params_on_busiest_device,
+)
+from planner.engine.specs import BYTES, EstimateRequest
+
+FULL = RECOMPUTE_CODE["full"]
+SELECTIVE = RECOMPUTE_CODE["selective"]
+# Backward over forward time of the attention core: FlashAttention's backward does 5 matmuls to
+# the forward's 2 (Dao 2023); with materialised scores backward costs twice the forward.
+FLASH_BACKWARD_FACTOR = 2.5
+MATERIALIZED_BACKWARD_FACTOR = 2.0
+# The optimizer step streams the shard's master weights, moments and gradients: about 36 bytes
+# per trained parameter read and written.
+OPTIMIZER_STEP_BYTES = 36
+# Serving engines capture decode in CUDA graphs; an engine assumption keeps 30 % of the launch
+# cost.
+CUDA_GRAPH_LAUNCH_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class StepTime:
+    step_s: Floats
+    compute_s: Floats  # compute-bound operations
+    memory_s: Floats  # bandwidth-bound operations
+    tp_comm_s: Floats
+    pp_bubble_s: Floats
+    fabric_s: Floats  # exposed data-parallel, pipeline and expert traffic
+    recompute_s: Floats
+    optimizer_s: Floats
+    micro_batches: Floats
+
+
+@dataclass(frozen=True)
+class LayerTime:
+    """One layer, one micro-batch, on one device."""
+
+    forward: Roofline
+    backward: Roofline
+    recompute: Roofline
+    attention: Roofline  # the attention core's forward, which context-parallel traffic hides behind
+
+    @property
+    def total(self) -> Roofline:
+        return self.forward + self.backward + self.recompute
+
+
+def scale_up_share(req: EstimateRequest) -> float | None:
+    """The share of the scale-up link a probe's all-reduce reached on this card, when the
+    request carries such a calibration; None keeps the engine's default."""
+    return req.calibration.scale_up_efficiency if req.calibration is not None else None
+
+
+def _link(
+    req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
+) -> tuple[Floats, Floats]:
+    """Bus bandwidth and latency of a group of ranks (see comms.group_link)."""
+    return comms.group_link(
+        req.accelerator,
+        req.fabric,
+        span=span,
+        stride=stride,
+        per_node=req.per_node,
+        scale_up_efficiency=scale_up_share(req),
+    )
+
+
+def _recompute_fraction(req: EstimateRequest) -> float:
+    return req.parallelism.recompute_fraction if req.parallelism else 1.0
+
+
+def attention_backward_factor(req: EstimateRequest) -> float:
+    return FLASH_BACKWARD_FACTOR if req.attention == "flash" else MATERIALIZED_BACKWARD_FACTOR
+
+
+def layer_time(
+    req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats
+) -> LayerTime:
+    """Forward, backward and recompute of one layer for one micro-batch."""
+    sp = req.parallelism.sequence_parallel if req.parallelism else True
+    gemms, attention, elementwise = layer_forward(
+        req, hw, tokens=tokens, tp=tp, cp=cp, sequence_parallel=sp
+    )
+    attention_bwd = attention_backward_factor(req)
+    fwd = gemms + attention + elementwise
+    bwd = gemms.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
+    if req.method != "full":
+        # Frozen base weights need no weight gradients: backward skips half of its GEMMs.
+        bwd = gemms + attention.scale(attention_bwd) + elementwise.scale(2.0)
+    # Selective recompute re-runs the attention core (Korthikanti et al. 2022, section 5);
+    # with FlashAttention that is already inside its backward, so only cheap pointwise ops
+    # are redone. Full recompute re-runs the whole forward.
+    selective = attention if req.attention == "materialized" else elementwise
+    share = _recompute_fraction(req)
+    recompute = Roofline(
+        np.where(rc == FULL, fwd.total * share, np.where(rc == SELECTIVE, selective.total, 0.0)),
+        np.where(
+            rc == FULL,
+            fwd.memory_bound * share,
+            np.where(rc == SELECTIVE, selective.memory_bound, 0.0),
+        ),
+    )
+    return LayerTime(fwd, bwd, recompute, attention)
+
+
+def tensor_and_context_comm_s(
+    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats, attention: Roofline
+) -> Floats:
+    """Per layer and micro-batch, the scale-up traffic nothing hides.
+
+    Tensor parallelism with sequence parallelism: forward and backward each do two
+    all-gathers and two reduce-scatters of the layer's activations; full recompute redoes
+    the forward ones. Nothing of it overlaps in the default Megatron schedule. Context
+    parallelism passes K and V around a ring, overlapped with attention compute."""
+    m = req.model
+    tp_bw, tp_lat = _link(req, span=tp)
+    act_bytes = tokens * m.hidden * BYTES["bf16"]
+    rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
+    tp_layer = 8 * rs + np.where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
+    cp_bw, cp_lat = _link(req, span=tp * cp, stride=tp)
+    kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
+    cp_layer = np.maximum(
+        3 * comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)
+        - attention.total * (1 + attention_backward_factor(req)),
+        0.0,
+    )
+    return tp_layer + cp_layer
+
+
+def expert_comm_s(
+    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, dp: Floats
+) -> Floats:
+    """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
+    ranks, per layer and micro-batch."""
+    m = req.model
+    ep = np.minimum(m.experts, dp) if m.experts > 1 else np.ones_like(dp)
+    ep_bw, ep_lat = _link(req, span=tp * cp * ep, stride=tp * cp)
+    k = m.active_experts if m.experts > 1 else 0
+    return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
+
+
+def output_head(req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats) -> Roofline:
+    """The output head and the loss, forward and backward, on the last pipeline stage (which
+    therefore sets the pace)."""
+    m = req.model
+    return hw.gemm(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
+        tokens * m.vocab / tp * (BYTES["bf16"] + BYTES["fp32"]) * 3, bw=hw.bw
+    )
+
+
+def pipeline_p2p_s(
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    pp: Floats,
+    vp: Floats,
+) -> Floats:
+    """Activations cross each stage boundary forward and backward, vp times per micro-batch
+    when interleaved; a boundary is one hop through one device's NIC (or its scale-up link)."""
+    pp_bw, pp_lat = _link(req, span=tp * cp * dp * pp, stride=req.per_node)
+    act_bytes = tokens * req.model.hidden * BYTES["bf16"]
+    return np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
+
+
+@dataclass(frozen=True)
+class StageTime:
+    """The last pipeline stage (its layers plus the output head) for one micro-batch."""
+
+    compute: Roofline
+    scale_up_s: Floats  # tensor- and context-parallel traffic nothing hides
+    fabric_s: Floats  # expert all-to-alls
+    p2p_s: Floats  # activations across stage boundaries
+
+    @property
+    def total_s(self) -> Floats:
+        return self.compute.total + self.scale_up_s + self.fabric_s + self.p2p_s
+
+
+def stage_time(
+    req: EstimateRequest,
+    hw: Hardware,
+    layer: LayerTime,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    pp: Floats,
+    vp: Floats,
+    rc: Floats,
+) -> StageTime:
+    layers_here = np.ceil(req.model.layers / pp)
+    scale_up = tensor_and_context_comm_s(
+        req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
+    )
+    return StageTime(
+        compute=layer.total.scale(layers_here) + output_head(req, hw, tokens=tokens, tp=tp),
+        scale_up_s=scale_up * layers_here,
+        fabric_s=expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp) * layers_here,
+        p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp),
+    )
+
+
+def exposed_data_parallel_s(
+    req: EstimateRequest,
+    *,
+    trainable: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    zero: Floats,
+    rc: Floats,
+    window: Floats,
+    micro_batches: Floats,
+    per_mb_s: Floats,
+) -> Floats:
+    """Data-parallel traffic (with context-parallel ranks, which hold the same weights) that
+    the backward pass does not hide. `window` is the backward time that can hide a once-per-
+    step reduction; `per_mb_s` the stage time ZeRO-3 traffic overlaps with every micro-batch."""
+    group = dp * cp
+    grad_bytes = trainable * BYTES["fp32"]
+    param_bytes = trainable * BYTES["bf16"]
+    bw, lat = _link(req, span=tp * cp * dp, stride=tp)
+    once = np.where(
+        zero == 0,
+        comms.all_reduce_s(grad_bytes, group, bw, lat),
+        comms.reduce_scatter_s(grad_bytes, group, bw, lat)
+        + comms.reduce_scatter_s(param_bytes, group, bw, lat),
+    )
+    # ZeRO-3 / FSDP gathers the weights for forward and again for backward every micro-batch
+    # (and once more under full recompute), and reduce-scatters gradients every micro-batch.
+    gathers = 2 + np.where(rc == FULL, 1, 0)
+    per_mb = gathers * comms.reduce_scatter_s(param_bytes, group, bw, lat) + comms.reduce_scatter_s(
+        grad_bytes, group, bw, lat
+    )
+    return np.where(
+        zero >= 3,
+        micro_batches * np.maximum(per_mb - eff.DP_OVERLAP * per_mb_s, 0.0),
+        np.maximum(once - window, 0.0),
+    )
+
+
+def training_step(
+    req: EstimateRequest,
+    *,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    cp: npt.ArrayLike,
+    vp: npt.ArrayLike,
+    micro_batch: npt.ArrayLike,
+    zero_stage: npt.ArrayLike,
+    recompute_code: npt.ArrayLike,
+) -> StepTime:
+    """Seconds per training step of every layout, and where they go."""
+    tp, pp, dp, cp, vp, mb, zero, rc = (
+        np.asarray(x, dtype=float)
+        for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
+    )
+    hw = hardware(req)
+    tokens = mb * req.seq_len / cp
+    micro_batches = np.maximum(np.floor(req.global_batch / np.maximum(dp * mb, 1)), 1)
+    layers_here = np.ceil(req.model.layers / pp)
+    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
+
+    stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
+    per_micro_batch = stage.total_s
+    # 1F1B: (m + (p-1)/v) stage-times per step (Narayanan et al. 2021, equation 1).
+    bubble = (pp - 1) / vp * per_micro_batch
+    pipeline = micro_batches * per_micro_batch + bubble
+
+    trainable = trainable_params_on_busiest_device(
+        req.model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
+    )
+    dp_exposed = exposed_data_parallel_s(
+        req,
+        trainable=trainable,
+        tp=tp,
+        cp=cp,
+        dp=dp,
+        zero=zero,
+        rc=rc,
+        window=eff.DP_OVERLAP * layer.backward.total * layers_here,
+        micro_batches=micro_batches,
+        per_mb_s=per_micro_batch,
+    )
+    # The optimizer streams its shard of the states once per step.
+    optimizer = trainable / np.where(zero >= 1, dp * cp, 1) * OPTIMIZER_STEP_BYTES / hw.bw
+
+    step = pipeline + dp_exposed + optimizer
+    scale = micro_batches + (pp - 1) / vp
+    return StepTime(
+        step_s=step,
+        compute_s=(stage.compute.total - stage.compute.memory_bound) * scale,
+        memory_s=stage.compute.memory_bound * scale + optimizer,
+        tp_comm_s=stage.scale_up_s * scale,
+        pp_bubble_s=bubble,
+        fabric_s=dp_exposed + (stage.fabric_s + stage.p2p_s) * scale,
+        recompute_s=layer.recompute.total * layers_here * scale,
+        optimizer_s=optimizer,
+        micro_batches=micro_batches,
+    )
+
+
+@dataclass(frozen=True)
+class InferenceTime:
+    prefill_s: float
+    decode_step_s: float
+    prefill_compute_s: float
+    decode_compute_s: float
+    decode_memory_s: float
+    comm_s: float
+
+
+def _forward_flops_per_token(req: EstimateRequest) -> float:
+    """2 x active parameters: a third of model_flops_per_token at a one-token context."""
+    return 2 * (model_flops_per_token(req.model, 1) / 6)
+
+
+def _decode_weight_bytes(req: EstimateRequest) -> float:
+    """Weights one decode step reads for the whole batch (MoE: only the experts its tokens
+    hit, each token picking `active_experts` of `experts` at random)."""
+    m = req.model
+    split = param_split(m)
+    weight_bytes = inference_weight_bytes(req.precision)
+    if m.experts <= 1:
+        return (split.body + split.embedding_total) * weight_bytes
+    touched = m.experts * (1 - (1 - m.active_experts / m.experts) ** req.inference.batch)
+    expert_bytes = split.body * split.expert_share * weight_bytes * touched / m.experts
+    return (
+        split.body * (1 - split.expert_share) + split.embedding_total
+    ) * weight_bytes + expert_bytes
+
+
+def _tp_all_reduces_s(req: EstimateRequest, *, tokens: float, tp: int) -> float:
+    """Tensor parallelism: two all-reduces of the tokens' hidden states per layer."""
+    m = req.model
+    bw, lat = _link(req, span=tp)
+    return float(comms.all_reduce_s(tokens * m.hidden * BYTES["bf16"], tp, bw, lat)) * 2 * m.layers
+
+
+def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
+    """Prefill is compute-bound (all prompt tokens at once); each decode step streams the
+    weights and the KV cache once for the whole batch (Pope et al. 2022, section 3)."""
+    m = req.model
+    inf = req.inference
+    hw = hardware(req)
+    split = param_split(m)
+    batch, prompt = inf.batch, inf.prompt_len
+    gemm_rate = hw.gemm_peak * hw.gemm_eff
+    # Prefill: 2 x active parameters per token plus causal attention, at the GEMM rate.
+    flops = _forward_flops_per_token(req) * batch * prompt
+    flops += 2 * m.layers * batch * prompt * prompt * m.hidden  # causal QK^T and AV
+    prefill_compute = flops / tp / gemm_rate
+    weights_local = (
+        (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
+    )
+    prefill = max(prefill_compute, weights_local / hw.bw)
+
+    # Decode: every step reads the weights a batch touches and the KV cache at the mean
+    # context length.
+    mean_context = prompt + inf.output_len / 2
+    kv_read = kv_cache_bytes(
+        m, tokens=mean_context, batch=batch, kv_precision=inf.kv_precision, tp=tp
+    )
+    decode_memory = float((_decode_weight_bytes(req) / tp + kv_read) / hw.bw)
+    decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
+    launches = (
+        m.layers * eff.KERNELS_PER_LAYER_FORWARD * eff.KERNEL_OVERHEAD_S * CUDA_GRAPH_LAUNCH_SHARE
+    )
+    comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
+    comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
+    decode = max(decode_memory, decode_compute) + launches + comm_decode
+    return InferenceTime(
+        prefill_s=float(prefill + comm_prefill),
+        decode_step_s=float(decode),
+        prefill_compute_s=float(prefill_compute),
+        decode_compute_s=float(decode_compute),
+        decode_memory_s=float(decode_memory),
+        comm_s=comm_decode,
+    )

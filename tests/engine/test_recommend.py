@@ -1,0 +1,175 @@
+"""The recommender: which builds it considers, which it rejects and why, and how it ranks the
+rest. Small catalogs built by hand: two data-centre cards, one consumer card, two servers."""
+
+import dataclasses
+
+import pytest
+
+from planner.engine.facility import RackSpec, ServerFacilitySpec
+from planner.engine.recommend import (
+    AcceleratorOption,
+    PlanQuestion,
+    RackGroupOption,
+    ServerOption,
+    candidate_layouts,
+    recommend,
+    rerank,
+    sharded_state_gib,
+)
+from planner.engine.specs import GIB
+from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
+
+CARDS = (
+    AcceleratorOption("h100", H100, price=30_000, scale_up_link="NVLink"),
+    AcceleratorOption("a100", A100, price=15_000, scale_up_link="NVLink"),
+    AcceleratorOption("rtx3090", RTX3090, price=1_500, consumer_cooling=True, ecc=False),
+)
+HGX = ServerOption(
+    "hgx",
+    slots=8,
+    fits=frozenset({"h100", "a100"}),
+    facility={
+        "h100": ServerFacilitySpec(power_kw=10.2, units=8, kg=130),
+        "a100": ServerFacilitySpec(power_kw=6.5, units=6, kg=120),
+    },
+    price=50_000,  # the chassis alone: less than its eight cards
+)
+WORKSTATION = ServerOption(
+    "workstation",
+    slots=4,
+    fits=frozenset({"rtx3090"}),
+    facility={"rtx3090": ServerFacilitySpec(power_kw=1.8, units=4, open_air_cards=True)},
+)
+
+LLAMA3_8B_TRAIN = train(LLAMA3_8B)
+LORA_8B = dataclasses.replace(train(LLAMA3_8B, global_batch=16), task="finetune", method="lora")
+
+
+def question(workload, **kw) -> PlanQuestion:
+    kw.setdefault("max_count", 16)
+    return PlanQuestion(workload=workload, accelerators=CARDS, servers=(HGX, WORKSTATION), **kw)
+
+
+@pytest.fixture(scope="module")
+def finetune_ranking():
+    return recommend(question(LORA_8B))
+
+
+def every_build(ranking):
+    return [*ranking.candidates, *ranking.rejected]
+
+
+def test_the_recommender_never_offers_a_card_in_a_server_that_does_not_list_it(
+    finetune_ranking,
+):
+    # The workstation lists only the RTX 3090; the HGX chassis only the H100 and A100.
+    pairs = {(c.server, c.accelerator) for c in every_build(finetune_ranking)}
+    assert pairs == {("hgx", "h100"), ("hgx", "a100"), ("workstation", "rtx3090")}
+
+
+def test_builds_fill_one_server_by_doubling_then_add_whole_servers():
+    # Eight slots: 1, 2 and 4 cards in one server, then 1, 2, 4... full servers up to 32 cards.
+    assert candidate_layouts(PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), max_count=32), 8) == [
+        (1, 1),
+        (1, 2),
+        (1, 4),
+        (1, 8),
+        (2, 8),
+        (4, 8),
+    ]
+    # A floor of four cards drops the smaller builds.
+    assert candidate_layouts(
+        PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), min_count=4, max_count=32), 8
+    ) == [(1, 4), (1, 8), (2, 8), (4, 8)]
+
+
+def test_every_build_is_either_ranked_or_rejected(finetune_ranking):
+    # hgx: 1, 2, 4, 8 and 16 cards of each of two accelerators; workstation: 1, 2, 4, 8, 16.
+    assert finetune_ranking.evaluated == 2 * 5 + 5
+    assert len(every_build(finetune_ranking)) == finetune_ranking.evaluated
+
+
+def test_candidates_are_ranked_by_their_overall_score(finetune_ranking):
+    scores = [c.overall for c in finetune_ranking.candidates]
+    assert scores == sorted(scores, reverse=True)
+    assert all(not c.failures for c in finetune_ranking.candidates)
+
+
+def test_a_bare_chassis_price_is_costed_with_its_cards(finetune_ranking):
+    # The 50,000 HGX price is below eight 30,000 H100s, so it is taken as the chassis alone.
+    build = next(
+        c
+        for c in every_build(finetune_ranking)
+        if (c.server, c.accelerator, c.count) == ("hgx", "h100", 16)
+    )
+    assert build.cost["capex"] == 2 * (50_000 + 8 * 30_000)
+
+
+def test_full_training_states_that_cannot_fit_even_fully_sharded_skip_the_estimate():
+    # Mixed-precision AdamW keeps 2 + 4 + 8 + 4 = 18 bytes per parameter: Llama 3 70B's 70.6e9
+    # parameters need 1.2 TiB: 73.9 GiB per device over 16 cards, 295.7 GiB over four.
+    assert sharded_state_gib(train(LLAMA3_70B), 16) == pytest.approx(
+        LLAMA3_70B.params * 18 / 16 / GIB
+    )
+    ranking = recommend(question(train(LLAMA3_70B, global_batch=64)))
+    four_h100 = next(c for c in ranking.rejected if (c.accelerator, c.count) == ("h100", 4))
+    assert four_h100.estimate == {}
+    assert four_h100.failures[0].startswith("does not fit in memory (at least 295.7 GiB")
+
+
+def test_lora_and_serving_have_no_sharded_state_floor():
+    lora = dataclasses.replace(LLAMA3_8B_TRAIN, task="finetune", method="lora")
+    assert sharded_state_gib(lora, 1) == 0.0
+    assert sharded_state_gib(serve(LLAMA3_8B), 1) == 0.0
+
+
+def test_a_capex_budget_rejects_the_builds_that_cost_more():
+    # Small builds stay under 100,000 (one A100 with the chassis: 50,000); two full HGX
+    # servers of H100s cost 2 x (50,000 + 240,000).
+    ranking = recommend(question(LORA_8B, capex_budget=100_000))
+    assert ranking.candidates
+    assert all(c.cost["capex"] <= 100_000 for c in ranking.candidates)
+    over = [c for c in ranking.rejected if any("capex budget" in f for f in c.failures)]
+    assert over and all(c.cost["capex"] > 100_000 for c in over)
+
+
+def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacity():
+    # Capacity in requests/s is decode tokens/s over the tokens each answer produces.
+    ranking = recommend(question(serve(LLAMA3_8B, batch=16, output=128), target_rps=20))
+    short = met = 0
+    for c in every_build(ranking):
+        capacity = c.estimate["inference"]["decode_tokens_per_s"] / 128
+        assert c.estimate["capacity_rps"] == pytest.approx(capacity, abs=1e-3)
+        assert any("short of 20" in f for f in c.failures) == (capacity < 20)
+        short, met = short + (capacity < 20), met + (capacity >= 20)
+    assert short and met
+
+
+def test_a_site_whose_racks_take_no_liquid_cooled_server_rejects_it():
+    liquid = ServerFacilitySpec(power_kw=10.2, units=8, kg=130, cooling="liquid")
+    server = dataclasses.replace(HGX, fits=frozenset({"h100"}), facility={"h100": liquid})
+    air_racks = (
+        RackGroupOption("row a", RackSpec(power_kw=40, cooling_kw=40, units=42, max_kg=1500), 4),
+    )
+    ranking = recommend(PlanQuestion(LORA_8B, CARDS, (server,), racks=air_racks, max_count=8))
+    assert ranking.candidates == []
+    assert ranking.rejected
+    assert all("over the site's racks (cooling type)" in c.failures for c in ranking.rejected)
+
+
+def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():
+    ranking = recommend(question(LORA_8B))  # rerank rescores in place: not the shared one
+    cooling_only = {
+        "memory_capacity": 0,
+        "memory_bandwidth": 0,
+        "interconnect": 0,
+        "software": 0,
+        "cooling": 1,
+    }
+    before = {(c.server, c.accelerator, c.count) for c in ranking.candidates}
+    reranked = rerank(ranking, "finetune", cooling_only)
+    assert {(c.server, c.accelerator, c.count) for c in reranked.candidates} == before
+    overall = [c.overall for c in reranked.candidates]
+    assert overall == [c.scores["cooling"] for c in reranked.candidates]
+    assert overall == sorted(overall, reverse=True)
+    assert reranked.rejected == ranking.rejected

@@ -1,0 +1,62 @@
+import dataclasses
+
+import pytest
+
+from planner.engine.shapes import (
+    lora_params_per_layer,
+    model_flops_per_token,
+    trainable_params_on_busiest_device,
+)
+from planner.engine.specs import ModelSpec
+from tests.engine.conftest import LLAMA2_7B, MIXTRAL
+
+
+def test_model_flops_per_token_matches_nemo_accounting():
+    # NeMo's table: GPT3-5B at 736 model TFLOP/s from 22,521 tokens/s/GPU (32.7 GFLOP/token);
+    # Llama2-70B at 759 TFLOP/s from 1,707 tokens/s/GPU (444.6 GFLOP/token).
+    gpt3_5b = ModelSpec(
+        params=0,
+        layers=24,
+        hidden=4096,
+        heads=32,
+        kv_heads=32,
+        ffn=16384,
+        vocab=50304,
+        gated_mlp=False,
+    )
+    llama2_70b = ModelSpec(
+        params=0, layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=32000
+    )
+    assert model_flops_per_token(gpt3_5b, 2048) == pytest.approx(736e12 / 22521, rel=0.01)
+    assert model_flops_per_token(llama2_70b, 4096) == pytest.approx(759e12 / 1707, rel=0.01)
+
+
+def test_moe_counts_only_the_active_experts():
+    dense_equivalent = dataclasses.replace(MIXTRAL, experts=1, active_experts=1)
+    per_token = model_flops_per_token(MIXTRAL, 4096)
+    assert per_token < 0.4 * model_flops_per_token(
+        dataclasses.replace(dense_equivalent, ffn=MIXTRAL.ffn * 8), 4096
+    )
+    assert per_token == pytest.approx(
+        model_flops_per_token(dataclasses.replace(dense_equivalent, ffn=MIXTRAL.ffn * 2), 4096),
+        rel=0.01,
+    )
+
+
+def test_lora_adds_two_rank_by_hidden_matrices_to_seven_linear_maps_per_layer():
+    # Q, K, V, O, gate, up and down each gain A (4096 x 16) and B (16 x 4096): 7 x 2 x 16 x 4096
+    # = 917,504 per layer.
+    assert lora_params_per_layer(LLAMA2_7B, rank=16) == 917_504
+    assert lora_params_per_layer(LLAMA2_7B, rank=64) == 4 * 917_504
+
+
+def test_lora_trains_only_the_adapters_of_a_stage_split_by_tensor_parallelism():
+    # Four pipeline stages of 8 layers each, adapters split over two tensor-parallel ranks.
+    adapters = trainable_params_on_busiest_device(
+        LLAMA2_7B, method="lora", lora_rank=16, tp=2, pp=4, dp=1
+    )
+    assert float(adapters) == 917_504 * 8 / 2
+    full = trainable_params_on_busiest_device(
+        LLAMA2_7B, method="full", lora_rank=16, tp=2, pp=4, dp=1
+    )
+    assert float(full) > 100 * float(adapters)
