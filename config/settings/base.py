@@ -102,6 +102,8 @@ LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env("TIME_ZONE", default="UTC")
 USE_I18N = True
+# Number formats of our own where Django's differ from how our readers write (config/formats).
+FORMAT_MODULE_PATH = ["config.formats"]
 USE_TZ = True
 
 STATIC_URL = "static/"

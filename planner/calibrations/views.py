@@ -25,7 +25,7 @@ from planner.calibrations.forms import CalibrationUploadForm
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
-from planner.messages import error_line
+from planner.messages.render import error_line
 from planner.models import CalibrationProfile
 from planner.web.htmx import partial_wanted
 from planner.web.roles import require_role

@@ -8,26 +8,31 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.engine.memory import inference_memory, rounded_gib
+from planner.engine.messages import Message, message
 from planner.engine.parallel import candidate_layouts, evaluate, smallest_fitting_tp
 from planner.engine.specs import EstimateRequest
 
-TWICE_THE_DEVICES = "twice the devices"
+TWICE_THE_DEVICES = message("fit.option.twice_the_devices")
 
 
-def _inference_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]:
-    options: list[tuple[str, EstimateRequest]] = []
+def _inference_options(req: EstimateRequest) -> list[tuple[Message, EstimateRequest]]:
+    options: list[tuple[Message, EstimateRequest]] = []
     replace = dataclasses.replace
-    for precision, label in (("int8", "int8 weights"), ("int4", "int4 weights")):
+    for precision in ("int8", "int4"):
         if req.precision not in (precision, "int4") and req.accelerator.peak_tflops("bf16"):
+            label = message("fit.option.quantised_weights", precision=precision)
             options.append((label, replace(req, precision=precision)))
     if req.inference.kv_precision not in ("fp8", "int8", "int4"):
         options.append(
-            ("an fp8 KV cache", replace(req, inference=replace(req.inference, kv_precision="fp8")))
+            (
+                message("fit.option.fp8_kv_cache"),
+                replace(req, inference=replace(req.inference, kv_precision="fp8")),
+            )
         )
     if req.inference.batch > 1:
         options.append(
             (
-                "half the batch",
+                message("fit.option.half_the_batch"),
                 replace(req, inference=replace(req.inference, batch=req.inference.batch // 2)),
             )
         )
@@ -37,19 +42,23 @@ def _inference_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]
     return options
 
 
-def _training_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]:
-    options: list[tuple[str, EstimateRequest]] = []
+def _training_options(req: EstimateRequest) -> list[tuple[Message, EstimateRequest]]:
+    options: list[tuple[Message, EstimateRequest]] = []
     replace = dataclasses.replace
     free = replace(req, parallelism=None)
     if req.recompute != "full":
-        options.append(("full recompute", replace(free, recompute="full")))
+        options.append((message("fit.option.full_recompute"), replace(free, recompute="full")))
     if (req.zero_stage or 0) < 3:
-        options.append(("ZeRO-3 / FSDP", replace(free, zero_stage=3)))
+        options.append((message("fit.option.zero3"), replace(free, zero_stage=3)))
     if req.task == "finetune" and req.method == "full":
-        options.append(("LoRA", replace(free, method="lora")))
-        options.append(("QLoRA", replace(free, method="qlora")))
+        options.append((message("fit.option.method", method="LoRA"), replace(free, method="lora")))
+        options.append(
+            (message("fit.option.method", method="QLoRA"), replace(free, method="qlora"))
+        )
     elif req.task == "finetune" and req.method == "lora":
-        options.append(("QLoRA", replace(free, method="qlora")))
+        options.append(
+            (message("fit.option.method", method="QLoRA"), replace(free, method="qlora"))
+        )
     options.append(
         (
             TWICE_THE_DEVICES,
@@ -59,7 +68,7 @@ def _training_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]
     return options
 
 
-def fit_options(req: EstimateRequest) -> list[tuple[str, EstimateRequest]]:
+def fit_options(req: EstimateRequest) -> list[tuple[Message, EstimateRequest]]:
     """Changes a user can make, most modest first, each as the request it would become."""
     return _inference_options(req) if req.task == "inference" else _training_options(req)
 
@@ -74,16 +83,15 @@ def fits(req: EstimateRequest) -> bool:
     return len(layouts) > 0 and bool(evaluate(req, layouts).fits.any())
 
 
-def does_not_fit(req: EstimateRequest, memory: Mapping[str, Any]) -> str:
+def does_not_fit(req: EstimateRequest, memory: Mapping[str, Any]) -> Message:
     """How far over capacity, and which single changes would make it fit (each one tried)."""
-    over = memory["per_device_gib"] - memory["capacity_gib"]
+    figures = {
+        "need_gib": memory["per_device_gib"],
+        "over_gib": memory["per_device_gib"] - memory["capacity_gib"],
+        "capacity_gib": memory["capacity_gib"],
+    }
     options = fit_options(req)
     working = [label for label, alt in options if fits(alt)]
     if working:
-        advice = f"it would fit with {' or '.join(working)}."
-    else:
-        advice = f"none of {', '.join(label for label, _ in options)} alone makes it fit."
-    return (
-        f"Needs {memory['per_device_gib']:.1f} GiB per device, {over:.1f} GiB more than the "
-        f"{memory['capacity_gib']:g} GiB available; {advice}"
-    )
+        return message("fit.does_not_fit.would_fit", **figures, options=working)
+    return message("fit.does_not_fit.none_alone", **figures, options=[o for o, _ in options])

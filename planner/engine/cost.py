@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from planner.engine.messages import Message, message
+
 HOURS_PER_YEAR = 8760
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12
 # A server without a catalog price costs its accelerators plus this share for chassis, CPUs,
@@ -21,7 +23,7 @@ class Cost:
     years: float
     rent_per_year: float | None
     breakeven_months: float | None  # when buying overtakes renting; None if never or unknown
-    notes: tuple[str, ...]
+    notes: tuple[Message, ...]
 
     def as_dict(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -36,7 +38,7 @@ class Cost:
             "breakeven_months": None
             if self.breakeven_months is None
             else round(self.breakeven_months, 1),
-            "notes": list(self.notes),
+            "notes": [n.as_dict() for n in self.notes],
         }
 
 
@@ -53,7 +55,7 @@ def cost(
     rent_per_gpu_hour: float | None = None,
     utilisation: float = 1.0,
 ) -> Cost:
-    notes = []
+    notes: list[Message] = []
     if server_price is not None:
         capex = nodes * server_price
         if (
@@ -65,11 +67,11 @@ def cost(
     elif accelerator_price is not None:
         capex = nodes * accelerators_per_node * accelerator_price * (1 + SERVER_OVERHEAD_SHARE)
         notes.append(
-            f"server price unknown: accelerators plus {100 * SERVER_OVERHEAD_SHARE:.0f} % for the rest of the server"
+            message("cost.server_price_unknown", share_percent=100 * SERVER_OVERHEAD_SHARE)
         )
     else:
         capex = None
-        notes.append("no price in the catalog")
+        notes.append(message("cost.no_price"))
     energy = None
     if price_per_kwh is not None:
         energy = nodes * server_power_kw * pue * HOURS_PER_YEAR * utilisation * price_per_kwh

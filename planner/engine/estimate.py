@@ -14,6 +14,7 @@ from planner.engine import efficiency as eff
 from planner.engine.advice import does_not_fit
 from planner.engine.compute import dense_peak
 from planner.engine.memory import Bytes, inference_memory, rounded_gib
+from planner.engine.messages import Message, message, plain
 from planner.engine.parallel import (
     SearchResult,
     candidate_layouts,
@@ -46,23 +47,20 @@ class Estimate:
     time: Section
     inference: Section
     efficiency: dict[str, float]
-    explanations: dict[str, str]
-    bottleneck: str
-    warnings: list[str]
+    explanations: dict[str, Message]
+    bottleneck: Message
+    warnings: list[Message]
     breakdown: Section = field(default_factory=dict)
     search: Section = field(default_factory=dict)
 
     calibration: Section | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The contract's JSON; sections are copied one level deep (their values are plain)."""
+        """The contract's JSON, its sentences as message codes with their figures (the edge
+        writes them in the reader's language); sections are copied one level deep."""
         out = {
             name: (
-                dict(value)
-                if isinstance(value, dict)
-                else list(value)
-                if isinstance(value, list)
-                else value
+                {k: plain(v) for k, v in value.items()} if isinstance(value, dict) else plain(value)
             )
             for name, value in ((f, getattr(self, f)) for f in self.__dataclass_fields__)
         }
@@ -95,9 +93,9 @@ def _memory_dict(
     return out
 
 
-def _fault(req: EstimateRequest) -> tuple[float, str]:
+def _fault(req: EstimateRequest) -> tuple[float, Message]:
     if req.task == "inference":
-        return 1.0, "Serving restarts a replica without losing a job's progress; not counted."
+        return 1.0, message("eta_fault.serving")
     rel = req.reliability
     trainable_bytes = req.model.params * CHECKPOINT_BYTES_PER_PARAM
     if req.method != "full":
@@ -111,24 +109,28 @@ def _fault(req: EstimateRequest) -> tuple[float, str]:
         restart_s=rel.restart_s,
     )
     if math.isinf(mtbf):
-        return 1.0, "No failures assumed."
-    return value, (
-        f"{req.count} devices at {rel.failures_per_gpu_hour:g} failures per GPU-hour fail every "
-        f"{mtbf / 3600:.1f} h; {checkpoint_s:.0f} s checkpoints every {interval / 60:.0f} min "
-        f"(Young/Daly) plus {rel.restart_s / 60:.0f} min restarts lose {100 * (1 - value):.1f} % of wall time."
+        return 1.0, message("eta_fault.none")
+    return value, message(
+        "eta_fault.training",
+        devices=req.count,
+        failures_per_gpu_hour=rel.failures_per_gpu_hour,
+        mtbf_h=mtbf / 3600,
+        checkpoint_s=checkpoint_s,
+        interval_min=interval / 60,
+        restart_min=rel.restart_s / 60,
+        lost_percent=100 * (1 - value),
     )
 
 
-def _thermal(req: EstimateRequest) -> tuple[float, str]:
+def _thermal(req: EstimateRequest) -> tuple[float, Message]:
     if req.accelerator.consumer_cooling:
-        return eff.CONSUMER_THERMAL_FACTOR, (
-            "Open-air or blower consumer cooling cannot hold boost clocks under sustained load in a "
-            f"server chassis: {100 * (1 - eff.CONSUMER_THERMAL_FACTOR):.0f} % lower clocks assumed."
+        return eff.CONSUMER_THERMAL_FACTOR, message(
+            "eta_thermal.consumer", lower_percent=100 * (1 - eff.CONSUMER_THERMAL_FACTOR)
         )
-    return 1.0, "Data-centre cooling holds sustained clocks; no thermal derating."
+    return 1.0, message("eta_thermal.datacentre")
 
 
-def _thermal_and_fault(req: EstimateRequest) -> tuple[dict[str, float], dict[str, str]]:
+def _thermal_and_fault(req: EstimateRequest) -> tuple[dict[str, float], dict[str, Message]]:
     """eta_thermal and eta_fault, and their explanations."""
     thermal, thermal_note = _thermal(req)
     fault, fault_note = _fault(req)
@@ -140,16 +142,16 @@ def _thermal_and_fault(req: EstimateRequest) -> tuple[dict[str, float], dict[str
 
 def _apply_overrides(
     req: EstimateRequest, computed: dict[str, float]
-) -> tuple[dict[str, float], float, list[str]]:
+) -> tuple[dict[str, float], float, list[Message]]:
     """Overridden factors replace computed ones; throughput scales by their ratio so that an
     override equal to the computed value changes nothing. eta_fault acts on time, not on
     throughput, so it never enters the scale."""
-    scale, final, notes = 1.0, dict(computed), []
+    scale, final, notes = 1.0, dict(computed), list[Message]()
     for key, value in req.efficiency.items():
         if key != "eta_fault" and computed[key] > 0:
             scale *= value / computed[key]
         final[key] = value
-        notes.append(f"{key} set to {value:g} by the request (computed {computed[key]:.3f}).")
+        notes.append(message("override", factor=key, value=value, computed=computed[key]))
     return final, scale, notes
 
 
@@ -158,16 +160,18 @@ def _calibration_note(req: EstimateRequest) -> Section | None:
     cal = req.calibration
     if cal is None:
         return None
-    measured = [f"{p} matrix-multiply efficiency" for p in sorted(cal.gemm_efficiency)]
+    measured = [
+        message("measured.gemm_efficiency", precision=p) for p in sorted(cal.gemm_efficiency)
+    ]
     if cal.memory_bw_efficiency:
-        measured.append("memory bandwidth efficiency")
+        measured.append(message("measured.memory_bw_efficiency"))
     if cal.scale_up_efficiency:
-        measured.append("scale-up link efficiency")
+        measured.append(message("measured.scale_up_efficiency"))
     if cal.step_efficiency != 1.0:
-        measured.append("end-to-end step efficiency")
+        measured.append(message("measured.step_efficiency"))
     return {
         "profile": cal.name,
-        "measured": measured,
+        "measured": [m.as_dict() for m in measured],
         "step_efficiency": round(cal.step_efficiency, 4),
     }
 
@@ -196,6 +200,12 @@ def _parallelism(spec: ParallelSpec) -> Section:
         "zero_stage": spec.zero_stage,
         "recompute": spec.recompute,
     }
+
+
+def bottleneck(part: str) -> Message:
+    """What binds, by the name of its part of the step (the breakdown's keys): "memory
+    bandwidth" is bottleneck.memory_bandwidth."""
+    return message("bottleneck." + part.replace(" ", "_").replace("-", "_"))
 
 
 # Training ------------------------------------------------------------------------------------
@@ -241,31 +251,39 @@ def _training_etas(parts: dict[str, float], step_s: float) -> dict[str, float]:
 
 def _training_explanations(
     computed: dict[str, float], spec: ParallelSpec, micro_batches: float
-) -> dict[str, str]:
+) -> dict[str, Message]:
     return {
-        "eta_mem": f"{100 * computed['eta_mem']:.0f} % of on-device time runs at the compute roofline; "
-        "the rest waits on memory bandwidth (norms, activations, optimizer, small matrices).",
-        "eta_interconnect": f"Tensor-parallel collectives on the scale-up link and exposed data-parallel, "
-        f"pipeline and expert traffic take {100 * (1 - computed['eta_interconnect']):.0f} % of the step.",
-        "eta_sched": f"The pipeline bubble, (p-1)/v of a stage per step with p={spec.pp}, v={spec.vp} and "
-        f"{micro_batches:.0f} micro-batches, idles {100 * (1 - computed['eta_sched']):.1f} % of the step.",
+        "eta_mem": message("eta_mem.training", compute_percent=100 * computed["eta_mem"]),
+        "eta_interconnect": message(
+            "eta_interconnect.training", percent=100 * (1 - computed["eta_interconnect"])
+        ),
+        "eta_sched": message(
+            "eta_sched.training",
+            pp=spec.pp,
+            vp=spec.vp,
+            micro_batches=micro_batches,
+            percent=100 * (1 - computed["eta_sched"]),
+        ),
     }
 
 
 def _training_warnings(
-    req: EstimateRequest, *, memory: Section, seconds: float, notes: list[str], suggest: bool
-) -> list[str]:
+    req: EstimateRequest, *, memory: Section, seconds: float, notes: list[Message], suggest: bool
+) -> list[Message]:
     warnings = list(notes)
     if not memory["fits"] and suggest:
         warnings.insert(0, does_not_fit(req, memory))
     if seconds > 365 * DAY_S:
         warnings.append(
-            f"Processing {req.tokens:.3g} tokens takes {seconds / DAY_S / 365:.1f} years on {req.count} devices."
+            message(
+                "warning.years",
+                tokens=req.tokens,
+                years=seconds / DAY_S / 365,
+                devices=req.count,
+            )
         )
     if req.accelerator.consumer_cooling:
-        warnings.append(
-            "Consumer cards lack ECC and data-centre cooling; expect throttling and silent errors on long runs."
-        )
+        warnings.append(message("warning.consumer_cards"))
     return warnings
 
 
@@ -300,7 +318,9 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         inference={"prefill_tokens_per_s": 0, "decode_tokens_per_s": 0, "ttft_ms": 0, "tpot_ms": 0},
         efficiency={k: round(final[k], 4) for k in ETA_KEYS},
         explanations={**_training_explanations(computed, spec, micro_batches), **notes},
-        bottleneck="memory capacity" if not memory["fits"] else max(parts, key=parts.__getitem__),
+        bottleneck=bottleneck(
+            "memory capacity" if not memory["fits"] else max(parts, key=parts.__getitem__)
+        ),
         warnings=_training_warnings(
             req, memory=memory, seconds=seconds, notes=override_notes, suggest=suggest
         ),
@@ -335,22 +355,25 @@ def _inference_etas(timing: InferenceTime) -> dict[str, float]:
 
 def _inference_explanations(
     computed: dict[str, float], timing: InferenceTime, tp: int
-) -> dict[str, str]:
+) -> dict[str, Message]:
     return {
-        "eta_mem": "Each decode step streams the weights and the KV cache once for the whole batch; "
-        f"the math takes {100 * _decode_compute_share(timing):.0f} % of the step, the rest waits on memory.",
-        "eta_interconnect": f"Two all-reduces per layer across {tp} devices take "
-        f"{100 * (1 - computed['eta_interconnect']):.0f} % of a decode step.",
-        "eta_sched": "A fixed batch decoded together; queueing and continuous batching are the serving simulation's job.",
+        "eta_mem": message("eta_mem.decode", compute_percent=100 * _decode_compute_share(timing)),
+        "eta_interconnect": message(
+            "eta_interconnect.decode",
+            devices=tp,
+            percent=100 * (1 - computed["eta_interconnect"]),
+        ),
+        "eta_sched": message("eta_sched.decode"),
     }
 
 
-def _inference_bottleneck(timing: InferenceTime, memory: Section) -> str:
+def _inference_bottleneck(timing: InferenceTime, memory: Section) -> Message:
     if not memory["fits"]:
-        return "memory capacity"
+        return bottleneck("memory capacity")
     if timing.comm_s > LINK_BOUND_SHARE * timing.decode_step_s:
-        return "scale-up link"
-    return "memory bandwidth" if timing.decode_memory_s >= timing.decode_compute_s else "compute"
+        return bottleneck("scale-up link")
+    bound = timing.decode_memory_s >= timing.decode_compute_s
+    return bottleneck("memory bandwidth" if bound else "compute")
 
 
 def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
@@ -367,7 +390,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     prefill_tps = inf.batch * inf.prompt_len / ttft * replicas
     mem = _memory_dict(inference_memory(req, tp=tp), None, req.accelerator.memory_gib)
     seconds = ttft + inf.output_len * tpot
-    warnings = list(override_notes)
+    warnings: list[Message] = list(override_notes)
     if not mem["fits"] and suggest:
         warnings.insert(0, does_not_fit(req, mem))
     return Estimate(

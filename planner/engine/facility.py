@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from planner.engine.efficiency import CONSUMER_THERMAL_FACTOR
+from planner.engine.messages import Message, binding_label, message
 
 RackCooling = Literal["air", "rdhx", "liquid"]
 ServerCooling = Literal["air", "liquid"]
@@ -43,9 +44,7 @@ MIN_ETA_THERMAL = 0.5
 # Ratios such as 13 kW / 6.5 kW must floor to 2, not to 1 through rounding error.
 _FLOOR_TOLERANCE = 1e-9
 
-THERMAL_RISK = (
-    "thermal risk: open-air fans recirculate hot air in a closed chassis; expect throttling"
-)
+THERMAL_RISK = message("fit.thermal_risk")
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class ServerFacilitySpec:
     # ASHRAE A2 upper bound for air-cooled IT equipment.
     max_inlet_c: float = DEFAULT_MAX_INLET_C
     power_estimated: bool = False  # derived from the accelerators, not published
-    power_note: str = ""  # how an estimated power was derived
+    power_note: Message | None = None  # how an estimated power was derived
     name: str = ""
 
 
@@ -105,7 +104,7 @@ class FitResult:
     yearly_energy_kwh: float
     yearly_energy_cost: float | None
     eta_thermal: float
-    warnings: tuple[str, ...]
+    warnings: tuple[Message, ...]
 
     def as_dict(self) -> dict[str, Any]:
         cost = self.yearly_energy_cost
@@ -119,7 +118,7 @@ class FitResult:
             "yearly_energy_kwh": round(self.yearly_energy_kwh, 1),
             "yearly_energy_cost": None if cost is None else round(cost, 2),
             "eta_thermal": round(self.eta_thermal, 4),
-            "warnings": list(self.warnings),
+            "warnings": [w.as_dict() for w in self.warnings],
         }
 
 
@@ -139,7 +138,7 @@ def eta_thermal(rack: RackSpec, server: ServerFacilitySpec) -> float:
 
 def _servers_per_rack(
     rack: RackSpec, server: ServerFacilitySpec
-) -> tuple[dict[str, int | None], str, int, list[str]]:
+) -> tuple[dict[str, int | None], str, int, list[Message]]:
     """Each limit's count of servers, the one that binds, servers per rack, and a warning when
     the server's cooling rules the rack out whatever its budgets."""
     limits: dict[str, int | None] = {
@@ -157,33 +156,30 @@ def _servers_per_rack(
             limits,
             "cooling type",
             0,
-            ["cooling type: the server is liquid-cooled and this rack has no liquid loops"],
+            [message("fit.cooling_type")],
         )
     return limits, binding, known[binding], []
 
 
-def _fit_warnings(rack: RackSpec, server: ServerFacilitySpec) -> list[str]:
+def _fit_warnings(rack: RackSpec, server: ServerFacilitySpec) -> list[Message]:
     """What the planner should know beyond the count: heat, estimated figures, feeds, inlet."""
-    warnings = []
+    warnings: list[Message] = []
     if server.open_air_cards or server.airflow == "desktop":
         warnings.append(THERMAL_RISK)
     if server.power_estimated:
-        note = f" ({server.power_note})" if server.power_note else ""
-        warnings.append(
-            f"power estimated: {server.power_kw:.2f} kW per server is derived, not published"
-            f"{note}; use a measured or vendor figure"
-        )
+        if server.power_note is None:
+            warnings.append(message("fit.power_estimated", power_kw=server.power_kw))
+        else:
+            warnings.append(
+                message("fit.power_estimated.how", power_kw=server.power_kw, how=server.power_note)
+            )
     if server.kg is None:
-        warnings.append("weight unknown: the rack's weight limit was not checked")
+        warnings.append(message("fit.weight_unknown"))
     if rack.feeds == "2n":
-        warnings.append(
-            f"2N feeds: each feed must carry the whole load, so {rack.power_kw:g} kW per feed "
-            "is the budget"
-        )
+        warnings.append(message("fit.feeds_2n", power_kw=rack.power_kw))
     if rack.inlet_c > server.max_inlet_c:
         warnings.append(
-            f"inlet above rating: {rack.inlet_c:g} °C inlet air is over the server's "
-            f"{server.max_inlet_c:g} °C rating; expect lower clocks"
+            message("fit.inlet_above_rating", inlet_c=rack.inlet_c, rating_c=server.max_inlet_c)
         )
     return warnings
 
@@ -200,7 +196,7 @@ def fit(
     limits, binding, per_rack, warnings = _servers_per_rack(rack, server)
     racks_needed = math.ceil(servers / per_rack) if per_rack else None
     if not per_rack:
-        warnings.append(f"cannot be hosted: no server fits in this rack (binding: {binding})")
+        warnings.append(message("fit.cannot_be_hosted", binding=binding_label(binding)))
     warnings += _fit_warnings(rack, server)
     it_power_kw = servers * server.power_kw
     facility_power_kw = it_power_kw * pue

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from planner.engine.messages import Message, binding_label, message
+
 DIMENSIONS = ("memory_capacity", "memory_bandwidth", "interconnect", "cooling", "software")
 
 # Where each kind of job spends its time: training leans on interconnect and memory, serving on
@@ -41,40 +43,56 @@ def clamp(x: float) -> float:
     return max(0.0, min(100.0, x))
 
 
-def memory_capacity(*, need_gib: float, capacity_gib: float) -> tuple[float, str]:
+def memory_capacity(*, need_gib: float, capacity_gib: float) -> tuple[float, Message]:
     if need_gib > capacity_gib:
-        return (
-            0.0,
-            f"needs {need_gib:.1f} GiB per device, {need_gib - capacity_gib:.1f} GiB over its {capacity_gib:g} GiB",
+        return 0.0, message(
+            "score.memory_capacity.over",
+            need_gib=need_gib,
+            over_gib=need_gib - capacity_gib,
+            capacity_gib=capacity_gib,
         )
     headroom = 1 - need_gib / capacity_gib
-    return clamp(
-        60 + 40 * headroom / FULL_HEADROOM
-    ), f"uses {need_gib:.1f} of {capacity_gib:g} GiB ({100 * headroom:.0f} % headroom)"
+    return clamp(60 + 40 * headroom / FULL_HEADROOM), message(
+        "score.memory_capacity.uses",
+        need_gib=need_gib,
+        capacity_gib=capacity_gib,
+        headroom_percent=100 * headroom,
+    )
 
 
 def memory_bandwidth(
     *, task: str, per_token_s: float, best_per_token_s: float, bound_share: float, bw_gb_s: float
-) -> tuple[float, str]:
+) -> tuple[float, Message]:
     """Time per token spent waiting on memory (decode steps for serving; norms, activations
     and the optimizer for training), against the best build in the plan."""
     share = best_per_token_s / per_token_s if per_token_s > 0 else 1.0
-    what = (
-        "decode"
-        if task == "inference"
-        else f"{100 * bound_share:.0f} % of device time is memory-bound;"
-    )
-    return clamp(
-        100 * share
-    ), f"{bw_gb_s:,.0f} GB/s: {what} {100 * share:.0f} % of the best build's speed there"
+    if task == "inference":
+        reason = message("score.memory_bandwidth.decode", bw_gb_s=bw_gb_s, best_percent=100 * share)
+    else:
+        reason = message(
+            "score.memory_bandwidth.training",
+            bw_gb_s=bw_gb_s,
+            bound_percent=100 * bound_share,
+            best_percent=100 * share,
+        )
+    return clamp(100 * share), reason
 
 
 def interconnect(
     *, eta_interconnect: float, link: str, tp: int, dp: int, nodes: int
-) -> tuple[float, str]:
-    where = "inside one server" if nodes == 1 else f"over {nodes} servers"
-    return clamp(100 * eta_interconnect), (
-        f"{100 * (1 - eta_interconnect):.0f} % of the step on {link or 'PCIe'} and the fabric (TP {tp}, DP {dp}, {where})"
+) -> tuple[float, Message]:
+    where = (
+        message("score.where.one_server")
+        if nodes == 1
+        else message("score.where.servers", nodes=nodes)
+    )
+    return clamp(100 * eta_interconnect), message(
+        "score.interconnect",
+        percent=100 * (1 - eta_interconnect),
+        link=link or "PCIe",
+        tp=tp,
+        dp=dp,
+        where=where,
     )
 
 
@@ -85,22 +103,24 @@ def cooling(
     eta_thermal: float,
     consumer_cooling: bool,
     kw_per_u: float,
-) -> tuple[float, str]:
+) -> tuple[float, Message]:
     if not hostable:
-        return 0.0, f"the site cannot host it ({binding})"
+        return 0.0, message("score.cooling.not_hostable", binding=binding_label(binding or ""))
     score = 100 * eta_thermal
-    notes = []
+    notes: list[Message] = []
     if consumer_cooling:
         score = min(score, 35)
-        notes.append("open-air consumer cooling in a closed chassis")
+        notes.append(message("score.cooling.consumer"))
     if eta_thermal < 1:
-        notes.append(f"clocks derated to {100 * eta_thermal:.0f} %")
+        notes.append(message("score.cooling.derated", percent=100 * eta_thermal))
     # Dense servers are fine where the rack is built for them; past ~1.5 kW per U, air cooling
     # struggles without rear-door or liquid help.
     if kw_per_u > 1.5:
         score -= 10
-        notes.append(f"{kw_per_u:.1f} kW per U")
-    return clamp(score), "; ".join(notes) or "suits the rack's cooling"
+        notes.append(message("score.cooling.kw_per_u", kw_per_u=kw_per_u))
+    if not notes:
+        return clamp(score), message("score.cooling.suits")
+    return clamp(score), message("score.cooling", notes=notes)
 
 
 def software(
@@ -112,20 +132,23 @@ def software(
     ecc: bool,
     partitions: int,
     precision_native: bool,
-) -> tuple[float, str]:
+) -> tuple[float, Message]:
     maturity = inference if task == "inference" else training
     score = MATURITY_SCORE.get(maturity, 20)
-    notes = [f"{stack} {maturity} for {'inference' if task == 'inference' else 'training'}"]
+    use = "inference" if task == "inference" else "training"
+    notes = [
+        message(f"score.software.{use}", stack=stack, maturity=message(f"maturity.{maturity}"))
+    ]
     if not ecc and task != "inference":
         score -= 15
-        notes.append("no ECC for long runs")
+        notes.append(message("score.software.no_ecc"))
     if not precision_native:
         score -= 10
-        notes.append("precision emulated")
+        notes.append(message("score.software.emulated"))
     if partitions and task == "inference":
         score += 5
-        notes.append(f"{partitions} hardware partitions")
-    return clamp(score), ", ".join(notes)
+        notes.append(message("score.software.partitions", partitions=partitions))
+    return clamp(score), message("score.software", notes=notes)
 
 
 def normalised_weights(task: str, weights: Mapping[str, float] | None) -> dict[str, float]:

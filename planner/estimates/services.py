@@ -15,7 +15,9 @@ from planner.adapters import accelerator_spec, fabric_spec, model_spec
 from planner.engine import RequestError, estimate
 from planner.engine.contract import EstimateQuestion, fit_request_from_dict, parse
 from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
+from planner.engine.messages import message
 from planner.engine.specs import EstimateRequest
+from planner.messages.answers import localise_estimate, localise_fit
 
 # What an unknown slug is called, by catalog table.
 UNKNOWN = {
@@ -82,7 +84,7 @@ def estimate_run(*, data: Any, user=None) -> dict:
             "global_batch",
             _("no parallel layout divides the global batch; change global_batch or count"),
         ) from exc
-    return answer.as_dict()
+    return localise_estimate(answer.as_dict())
 
 
 # Facility fit --------------------------------------------------------------------------------
@@ -105,7 +107,7 @@ def server_facility_spec(
 ) -> ServerFacilitySpec:
     """A catalog server as the facility sees it, with `accelerator` (or its fixed one) inside."""
     card = server.fixed_accelerator or accelerator
-    power_kw, note = server.max_power_kw, ""
+    power_kw, note = server.max_power_kw, None
     if power_kw is None:
         if card is None:
             # Unknown cards: assume the most power-hungry that fits, so the rack is not overfilled.
@@ -120,13 +122,22 @@ def server_facility_spec(
                     _("{server} publishes no power and no catalog card fits it"),
                     server=server.slug,
                 )
-            note = f"assuming the most power-hungry card that fits, {card.slug}; name 'accelerator'"
+            note = message(
+                "power_note.assumed_card",
+                card=card.slug,
+                share=ACCELERATOR_SHARE_OF_SERVER_POWER,
+            )
         else:
-            note = f"{server.accelerator_slots} x {card.board_power_w:g} W {card.slug}"
+            note = message(
+                "power_note.cards",
+                slots=server.accelerator_slots,
+                board_power_w=card.board_power_w,
+                card=card.slug,
+                share=ACCELERATOR_SHARE_OF_SERVER_POWER,
+            )
         power_kw = (
             server.accelerator_slots * card.board_power_w / 1000 / ACCELERATOR_SHARE_OF_SERVER_POWER
         )
-        note += f" / {ACCELERATOR_SHARE_OF_SERVER_POWER:g} accelerator share of server power"
     return ServerFacilitySpec(
         power_kw=float(power_kw),
         units=int(server.rack_units),
@@ -171,10 +182,11 @@ def fit_request(*, data: Any) -> FitRequest:
 def fit_run(*, data: Any) -> dict:
     """Servers per rack, racks needed, energy and thermal derating; raises `RequestError`."""
     request = fit_request(data=data)
-    return fit(
+    answer = fit(
         request.rack,
         request.server,
         request.servers,
         pue=request.pue,
         price_per_kwh=request.price_per_kwh,
-    ).as_dict()
+    )
+    return localise_fit(answer.as_dict())

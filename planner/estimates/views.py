@@ -15,7 +15,7 @@ from planner.engine import RequestError
 from planner.engine.specs import ETA_KEYS
 from planner.estimates.forms import INFERENCE_FIELDS, EstimateForm
 from planner.estimates.services import estimate_run
-from planner.messages import error_line, error_message
+from planner.messages.render import error_line, error_message
 from planner.web.htmx import partial_wanted
 
 # The parts of one device's memory, in the order they are stacked in the bar.
@@ -33,14 +33,6 @@ ETA_LABELS = {
     "eta_sched": _("Scheduling (η_sched)"),
     "eta_thermal": _("Thermal (η_thermal)"),
     "eta_fault": _("Faults (η_fault)"),
-}
-BOTTLENECK_LABELS = {
-    "compute": _("compute"),
-    "memory bandwidth": _("memory bandwidth"),
-    "memory capacity": _("memory capacity"),
-    "scale-up link": _("scale-up link"),
-    "fabric": _("scale-out fabric"),
-    "pipeline bubble": _("pipeline bubble"),
 }
 RECOMPUTE_LABELS = {
     "none": _("none"),
@@ -111,7 +103,7 @@ def _results_context(answer: dict[str, Any], task: str) -> dict[str, Any]:
         "mfu_percent": 100 * answer["throughput"]["mfu"],
         # Short runs keep their first significant digits instead of showing 0 days.
         "days_digits": 1 if days >= 1 else 3,
-        "bottleneck": BOTTLENECK_LABELS.get(answer["bottleneck"], answer["bottleneck"]),
+        "bottleneck": answer["bottleneck"],
         "recompute": RECOMPUTE_LABELS.get(
             answer["parallelism"]["recompute"], answer["parallelism"]["recompute"]
         ),

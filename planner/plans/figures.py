@@ -15,6 +15,7 @@ from catalog.models import Accelerator, ModelArchitecture, ServerPlatform
 from catalog.templatetags.catalog_tags import SYMBOLS
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import InferenceSpec
+from planner.messages.answers import localise_candidate, localise_rejected
 from planner.models import Plan, Workload
 from planner.plans.selectors import plan_task
 
@@ -84,6 +85,7 @@ def capacity_rps(candidate: dict[str, Any], output_len: int) -> float | None:
 
 
 def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) -> dict[str, Any]:
+    candidate = localise_candidate(candidate)
     fit, cost, estimate = candidate["fit"], candidate["cost"], candidate["estimate"]
     return {
         "id": candidate["id"],
@@ -129,7 +131,7 @@ def rejected_rows(plan: Plan, names: dict) -> list[dict[str, Any]]:
             "server_name": names["server"].get(c["server"], c["server"]),
             "count": c["count"],
             "nodes": c["nodes"],
-            "reason": c.get("reason") or "; ".join(c.get("failures", [])),
+            "reason": localise_rejected(c)["reason"],
         }
         for c in (plan.ranking or {}).get("rejected", [])
     ]

@@ -18,7 +18,7 @@ from catalog.choices import Currency, SoftwareStack
 from catalog.models import Accelerator, ModelArchitecture
 from planner.engine import RequestError
 from planner.engine.scoring import DIMENSIONS
-from planner.messages import error_line, error_message
+from planner.messages.render import error_line, error_message
 from planner.models import Plan, Site, Workload
 from planner.plans.figures import DIMENSION_LABELS
 from planner.plans.question import workload_request

@@ -14,39 +14,25 @@ from planner.engine.recommend import (
     Ranking,
     recommend,
 )
+from planner.messages.answers import localise_plan
 from planner.models import Plan, Site, Workload
 from planner.plans.question import plan_question
 from planner.sites.selectors import site_visible_to
 
 
 def _answer(ranking: Ranking, *, currency: str, limit: int | None) -> dict:
+    """The ranking as kept on a plan: its sentences as message codes, written out in the
+    reader's language when shown (planner.messages.answers)."""
     answer = ranking.as_dict(limit=limit)
     answer["currency"] = currency
     answer["model_version"] = MODEL_VERSION
-    if not ranking.candidates:
-        answer["why_none"] = _why_none(ranking)
     return answer
 
 
 def recommend_run(*, data: Any, site: Site | None = None) -> dict:
     """Rank every build for a question: the answer `manage.py recommend` prints."""
     question, currency, limit = plan_question(data=data, site=site)
-    return _answer(recommend(question), currency=currency, limit=limit)
-
-
-def _why_none(ranking: Ranking) -> str:
-    if not ranking.evaluated:
-        return "No accelerator in the catalog matches the filters, or no server takes them."
-    reasons: dict[str, int] = {}
-    for c in ranking.rejected:
-        for failure in c.failures:
-            reasons[failure.split(" (")[0]] = reasons.get(failure.split(" (")[0], 0) + 1
-    common = sorted(reasons.items(), key=lambda kv: -kv[1])
-    return (
-        "Every build breaks a hard constraint: "
-        + "; ".join(f"{reason} ({n} builds)" for reason, n in common)
-        + "."
-    )
+    return localise_plan(_answer(recommend(question), currency=currency, limit=limit))
 
 
 @transaction.atomic

@@ -23,7 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.roles import Role, has_role
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import RequestError
-from planner.messages import error_line, error_message
+from planner.messages.render import error_line, error_message
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS, SimulationForm

@@ -49,7 +49,8 @@ def test_cost_adds_energy_over_the_years_and_finds_the_rent_breakeven():
     monthly_rent = 2.0 * 16 * HOURS_PER_YEAR / 12
     assert c.rent_per_year == pytest.approx(12 * monthly_rent)
     assert c.breakeven_months == pytest.approx(c.capex / (monthly_rent - c.energy_per_year / 12))
-    assert "server price unknown" in c.notes[0]
+    assert c.notes[0].code == "cost.server_price_unknown"
+    assert c.notes[0].params["share_percent"] == pytest.approx(25)
 
 
 def test_renting_that_costs_less_than_the_power_never_breaks_even():
@@ -94,7 +95,7 @@ def test_cost_without_prices_says_so():
         price_per_kwh=None,
         years=3,
     )
-    assert c.capex is None and c.tco is None and "no price" in c.notes[0]
+    assert c.capex is None and c.tco is None and c.notes[0].code == "cost.no_price"
 
 
 def test_the_answer_rounds_money_to_cents_and_months_to_one_decimal():
@@ -113,4 +114,4 @@ def test_the_answer_rounds_money_to_cents_and_months_to_one_decimal():
     assert c.capex == pytest.approx(1249.99875)
     assert out["capex"] == 1250.0  # 999.999 x 1.25 = 1249.99875, to the cent
     assert out["breakeven_months"] == round(c.breakeven_months, 1)
-    assert out["notes"] == list(c.notes)
+    assert out["notes"] == [note.as_dict() for note in c.notes]

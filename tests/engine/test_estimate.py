@@ -34,7 +34,10 @@ def test_answer_has_every_key_of_the_contract(request_):
     answer = estimate(request_).as_dict()
     for section, keys in CONTRACT_KEYS.items():
         assert keys <= answer[section].keys(), section
-    assert isinstance(answer["bottleneck"], str) and isinstance(answer["warnings"], list)
+    # Sentences are messages: a code with its figures, written out at the edge.
+    assert answer["bottleneck"]["code"].startswith("bottleneck.")
+    assert isinstance(answer["warnings"], list)
+    assert all(set(e) == {"code", "params"} for e in answer["explanations"].values())
     assert answer["model_version"] == MODEL_VERSION
     assert set(answer["explanations"]) == set(ETA_KEYS)
     assert all(0 < answer["efficiency"][k] <= 1 for k in ETA_KEYS)
@@ -72,7 +75,7 @@ def test_an_override_replaces_the_factor_and_scales_throughput():
     assert over.throughput["tokens_per_s"] == pytest.approx(
         base.throughput["tokens_per_s"] / 2, rel=1e-3
     )
-    assert any("eta_sched" in w for w in over.warnings)
+    assert any(w.code == "override" and w.params["factor"] == "eta_sched" for w in over.warnings)
 
 
 def test_overriding_eta_fault_changes_time_not_throughput():
@@ -91,12 +94,12 @@ def test_consumer_cards_are_derated_and_warned_about():
         )
     )
     assert answer.efficiency["eta_thermal"] < 1
-    assert any("ECC" in w for w in answer.warnings)
+    assert any(w.code == "warning.consumer_cards" for w in answer.warnings)
 
 
 def test_bottleneck_names_the_largest_cost():
-    assert estimate(serve(LLAMA3_8B, batch=1)).bottleneck == "memory bandwidth"
-    assert estimate(train(LLAMA3_8B, count=8)).bottleneck == "compute"
+    assert estimate(serve(LLAMA3_8B, batch=1)).bottleneck.code == "bottleneck.memory_bandwidth"
+    assert estimate(train(LLAMA3_8B, count=8)).bottleneck.code == "bottleneck.compute"
     # Tensor parallelism over 8 PCIe cards without NVLink spends its time on the link.
     from tests.engine.conftest import H100
 
@@ -105,8 +108,10 @@ def test_bottleneck_names_the_largest_cost():
 
     layout = ParallelSpec(tp=8, pp=1, dp=1, micro_batch=1, zero_stage=0, recompute="full")
     assert (
-        estimate(train(LLAMA3_8B, pcie, count=8, global_batch=8, parallelism=layout)).bottleneck
-        == "scale-up link"
+        estimate(
+            train(LLAMA3_8B, pcie, count=8, global_batch=8, parallelism=layout)
+        ).bottleneck.code
+        == "bottleneck.scale_up_link"
     )
 
 

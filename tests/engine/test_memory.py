@@ -125,6 +125,12 @@ def test_int4_weights_include_their_group_scales():
     assert 0.25 < total_weights("int4") / total_weights("bf16") < 0.32
 
 
+def changes_offered(warning) -> list[str]:
+    """The changes a "does not fit" warning offers: each option's code, or the method or
+    precision it names."""
+    return [next(iter(option.params.values()), option.code) for option in warning.params["options"]]
+
+
 def test_full_finetune_of_7b_does_not_fit_a_3090_but_qlora_does():
     # The seeds: a 24 GB RTX 3090 cannot hold a 7B full fine-tune's optimizer states, while
     # QLoRA runs with batch 8.
@@ -136,9 +142,10 @@ def test_full_finetune_of_7b_does_not_fit_a_3090_but_qlora_does():
             method="qlora",
         )
     )
-    assert not full.memory["fits"] and full.bottleneck == "memory capacity"
-    assert "GiB more than" in full.warnings[0]
-    assert "LoRA" not in full.warnings[0]  # a pre-training job is not told to fine-tune
+    assert not full.memory["fits"] and full.bottleneck.code == "bottleneck.memory_capacity"
+    assert full.warnings[0].code.startswith("fit.does_not_fit")
+    # A pre-training job is not told to fine-tune.
+    assert not {"LoRA", "QLoRA"} & set(changes_offered(full.warnings[0]))
     assert qlora.memory["fits"]
     # NF4 base of 6.7B parameters ~ 3.5 GiB plus 16-bit embeddings.
     assert qlora.memory["weights_gib"] < 4.5
@@ -149,16 +156,18 @@ def test_finetune_warning_names_only_the_changes_that_make_it_fit():
         train(LLAMA2_7B, RTX3090, count=1, global_batch=8, seq_len=512), task="finetune"
     )
     warning = estimate(req).warnings[0]
-    assert "QLoRA" in warning
-    assert "ZeRO-3" not in warning  # one device has nothing to shard over
+    assert warning.code == "fit.does_not_fit.would_fit"
+    assert "QLoRA" in changes_offered(warning)
+    assert "fit.option.zero3" not in changes_offered(warning)  # one device: nothing to shard
     # 7B x 18 bytes per parameter over two 24 GiB cards still does not fit.
-    assert "twice the devices" not in warning
+    assert "fit.option.twice_the_devices" not in changes_offered(warning)
 
 
 def test_serving_warning_offers_quantisation_that_fits():
     answer = estimate(serve(LLAMA3_70B, RTX3090, count=2, batch=1, prompt=512))
     assert not answer.memory["fits"]
-    assert "int4 weights" in answer.warnings[0]
+    assert answer.warnings[0].code == "fit.does_not_fit.would_fit"
+    assert "int4" in changes_offered(answer.warnings[0])
 
 
 def test_pipeline_stage_keeps_micro_batches_in_flight():

@@ -114,7 +114,8 @@ def test_full_training_states_that_cannot_fit_even_fully_sharded_skip_the_estima
     ranking = recommend(question(train(LLAMA3_70B, global_batch=64)))
     four_h100 = next(c for c in ranking.rejected if (c.accelerator, c.count) == ("h100", 4))
     assert four_h100.estimate == {}
-    assert four_h100.failures[0].startswith("does not fit in memory (at least 295.7 GiB")
+    assert four_h100.failures[0].code == "failure.sharded_state"
+    assert four_h100.failures[0].params["floor_gib"] == pytest.approx(295.7, abs=0.05)
 
 
 def test_lora_and_serving_have_no_sharded_state_floor():
@@ -129,7 +130,7 @@ def test_a_capex_budget_rejects_the_builds_that_cost_more():
     ranking = recommend(question(LORA_8B, capex_budget=100_000))
     assert ranking.candidates
     assert all(c.cost["capex"] <= 100_000 for c in ranking.candidates)
-    over = [c for c in ranking.rejected if any("capex budget" in f for f in c.failures)]
+    over = [c for c in ranking.rejected if any(f.code == "failure.capex" for f in c.failures)]
     assert over and all(c.cost["capex"] > 100_000 for c in over)
 
 
@@ -140,7 +141,9 @@ def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacit
     for c in every_build(ranking):
         capacity = c.estimate["inference"]["decode_tokens_per_s"] / 128
         assert c.estimate["capacity_rps"] == pytest.approx(capacity, abs=1e-3)
-        assert any("short of 20" in f for f in c.failures) == (capacity < 20)
+        short_of_20 = [f for f in c.failures if f.code == "failure.rate"]
+        assert bool(short_of_20) == (capacity < 20)
+        assert all(f.params["target"] == 20 for f in short_of_20)
         short, met = short + (capacity < 20), met + (capacity >= 20)
     assert short and met
 
@@ -154,7 +157,13 @@ def test_a_site_whose_racks_take_no_liquid_cooled_server_rejects_it():
     ranking = recommend(PlanQuestion(LORA_8B, CARDS, (server,), racks=air_racks, max_count=8))
     assert ranking.candidates == []
     assert ranking.rejected
-    assert all("over the site's racks (cooling type)" in c.failures for c in ranking.rejected)
+    assert all(
+        any(
+            f.code == "failure.racks" and f.params["binding"].code == "binding.cooling_type"
+            for f in c.failures
+        )
+        for c in ranking.rejected
+    )
 
 
 def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():

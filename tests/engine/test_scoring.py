@@ -7,7 +7,7 @@ def test_memory_capacity_is_zero_when_it_does_not_fit_and_full_with_30_percent_f
     assert scoring.memory_capacity(need_gib=90, capacity_gib=80)[0] == 0
     assert scoring.memory_capacity(need_gib=56, capacity_gib=80)[0] == 100
     tight, reason = scoring.memory_capacity(need_gib=79, capacity_gib=80)
-    assert 60 <= tight < 62 and "headroom" in reason
+    assert 60 <= tight < 62 and reason.code == "score.memory_capacity.uses"
 
 
 def test_bandwidth_is_relative_to_the_best_build():

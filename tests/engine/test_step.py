@@ -81,7 +81,7 @@ def test_fp8_training_is_faster_than_bf16_on_hopper():
 
 def test_decode_at_batch_one_is_bound_by_memory_bandwidth():
     answer = estimate(serve(LLAMA3_8B, H100, batch=1))
-    assert answer.bottleneck == "memory bandwidth"
+    assert answer.bottleneck.code == "bottleneck.memory_bandwidth"
     # Each token streams ~16 GB of weights at ~80 % of 3.35 TB/s: about 6 ms.
     assert 5 < answer.inference["tpot_ms"] < 8
     assert answer.inference["ttft_ms"] > answer.inference["tpot_ms"]

@@ -30,7 +30,7 @@ from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
 from planner.engine.contract.calibration import ProbeReport
-from planner.messages import error_message
+from planner.messages.render import error_message
 
 # --- documentation ---------------------------------------------------------------------------
 

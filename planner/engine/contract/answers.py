@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from planner.engine.contract.base import Answer
 
@@ -227,6 +227,10 @@ class Rejected(Answer):
     failures: list[str]
     reason: str
     messages: list[Message] = Field(default_factory=list)
+
+
+class RejectedBuilds(RootModel[list[Rejected]]):
+    """The builds that break a hard constraint, and which."""
 
 
 class PlanAnswer(Answer):

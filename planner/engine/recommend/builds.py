@@ -12,6 +12,7 @@ from planner.engine.cost import cost as cost_of
 from planner.engine.estimate import estimate
 from planner.engine.facility import RackSpec, ServerFacilitySpec, fit
 from planner.engine.memory import OPTIMIZER_STATE_BYTES, master_weight_bytes, training_weight_bytes
+from planner.engine.messages import Message, message
 from planner.engine.recommend.plan import AcceleratorOption, Candidate, PlanQuestion, ServerOption
 from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest
 
@@ -122,8 +123,8 @@ def _build_answer(
     nodes: int,
     per_node: int,
     precision: str,
-    answers: dict[tuple[str, int, int, str], dict[str, Any] | str],
-) -> dict[str, Any] | str:
+    answers: dict[tuple[str, int, int, str], dict[str, Any] | Message],
+) -> dict[str, Any] | Message:
     """The estimate of one build as the contract's JSON, or why there is none. Builds that
     differ only in their server share one estimate (`answers` keeps them)."""
     count = nodes * per_node
@@ -132,9 +133,8 @@ def _build_answer(
         return answers[key]
     floor = sharded_state_gib(question.workload, count)
     if floor > option.spec.memory_gib:
-        answers[key] = (
-            f"does not fit in memory (at least {floor:.1f} GiB per device for weights, "
-            f"gradients and optimizer states, fully sharded, over {option.spec.memory_gib:g} GiB)"
+        answers[key] = message(
+            "failure.sharded_state", floor_gib=floor, capacity_gib=option.spec.memory_gib
         )
         return answers[key]
     req = dataclasses.replace(
@@ -147,8 +147,8 @@ def _build_answer(
     )
     try:
         answers[key] = estimate(req, advise=False).as_dict()
-    except ValueError as exc:  # no layout divides the batch over this count
-        answers[key] = str(exc)
+    except ValueError:  # no layout divides the batch over this count
+        answers[key] = message("failure.no_layout")
     return answers[key]
 
 
@@ -186,7 +186,7 @@ def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]]
     """Every build of the question's servers and the accelerators they take: those with an
     estimate (and what scoring needs to know of them), and those without one."""
     accelerators = {a.slug: a for a in question.accelerators}
-    answers: dict[tuple[str, int, int, str], dict[str, Any] | str] = {}
+    answers: dict[tuple[str, int, int, str], dict[str, Any] | Message] = {}
     built: list[tuple[Candidate, BuildContext]] = []
     unusable: list[Candidate] = []
     for server in question.servers:
@@ -202,7 +202,7 @@ def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]]
                     precision=precision,
                     answers=answers,
                 )
-                if isinstance(answer, str):
+                if isinstance(answer, Message):
                     count = nodes * per_node
                     unusable.append(
                         Candidate(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from planner.engine import scoring
+from planner.engine.messages import Message, binding_label, message
 from planner.engine.recommend.builds import BuildContext
 from planner.engine.recommend.plan import Candidate, PlanQuestion
 
@@ -70,45 +71,51 @@ def score(
     candidate.overall = scoring.overall(candidate.scores, weights)
 
 
-def hard_failures(question: PlanQuestion, c: Candidate) -> list[str]:
-    out = []
+def hard_failures(question: PlanQuestion, c: Candidate) -> list[Message]:
+    out: list[Message] = []
     est = c.estimate
     if not est["memory"]["fits"]:
         out.append(
-            f"does not fit in memory ({est['memory']['per_device_gib']:.1f} of {est['memory']['capacity_gib']:g} GiB)"
+            message(
+                "failure.memory",
+                need_gib=est["memory"]["per_device_gib"],
+                capacity_gib=est["memory"]["capacity_gib"],
+            )
         )
     if not c.fit["hostable"]:
-        out.append(f"over the site's racks ({c.fit['binding']})")
+        out.append(message("failure.racks", binding=binding_label(c.fit["binding"])))
     if (
         question.capex_budget is not None
         and c.cost["capex"] is not None
         and c.cost["capex"] > question.capex_budget
     ):
-        out.append(f"over the capex budget ({c.cost['capex']:,.0f} > {question.capex_budget:,.0f})")
+        out.append(message("failure.capex", capex=c.cost["capex"], budget=question.capex_budget))
     if (
         question.tco_budget is not None
         and c.cost["tco"] is not None
         and c.cost["tco"] > question.tco_budget
     ):
-        out.append(f"over the TCO budget ({c.cost['tco']:,.0f} > {question.tco_budget:,.0f})")
+        out.append(message("failure.tco", tco=c.cost["tco"], budget=question.tco_budget))
     if (
         question.deadline_days is not None
         and question.workload.task != "inference"
         and est["time"]["days"] > question.deadline_days
     ):
         out.append(
-            f"misses the deadline ({est['time']['days']:.1f} > {question.deadline_days:g} days)"
+            message("failure.deadline", days=est["time"]["days"], deadline=question.deadline_days)
         )
     if question.workload.task == "inference":
         inf = est["inference"]
         if question.ttft_ms is not None and inf["ttft_ms"] > question.ttft_ms:
-            out.append(f"TTFT {inf['ttft_ms']:.0f} ms over the {question.ttft_ms:g} ms target")
+            out.append(message("failure.ttft", ttft_ms=inf["ttft_ms"], target=question.ttft_ms))
         if question.tpot_ms is not None and inf["tpot_ms"] > question.tpot_ms:
-            out.append(f"TPOT {inf['tpot_ms']:.1f} ms over the {question.tpot_ms:g} ms target")
+            out.append(message("failure.tpot", tpot_ms=inf["tpot_ms"], target=question.tpot_ms))
         if question.target_rps is not None:
             output_len = max(question.workload.inference.output_len, 1)
             capacity = inf["decode_tokens_per_s"] / output_len
             c.estimate["capacity_rps"] = round(capacity, 3)
             if capacity < question.target_rps:
-                out.append(f"serves {capacity:.1f} requests/s, short of {question.target_rps:g}")
+                out.append(
+                    message("failure.rate", capacity_rps=capacity, target=question.target_rps)
+                )
     return out

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.engine.facility import RackSpec, ServerFacilitySpec
+from planner.engine.messages import plain
 from planner.engine.specs import AcceleratorSpec, CalibrationSpec, EstimateRequest
 
 
@@ -74,14 +75,18 @@ class Candidate:
     fit: dict[str, Any]
     cost: dict[str, Any]
     scores: dict[str, float]
-    reasons: dict[str, str]
+    # Messages as the engine makes them, or their JSON once a stored ranking is read back.
+    reasons: dict[str, Any]
     overall: float = 0.0
-    failures: list[str] = field(default_factory=list)
+    failures: list[Any] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         # A new top-level dict; the nested sections are shared, not copied: rankings are read,
         # and a deep copy of hundreds of estimates costs a page view hundreds of milliseconds.
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["reasons"] = {k: plain(v) for k, v in self.reasons.items()}
+        out["failures"] = plain(self.failures)
+        return out
 
 
 @dataclass(frozen=True)
@@ -101,8 +106,7 @@ class Ranking:
                     "server": c.server,
                     "count": c.count,
                     "nodes": c.nodes,
-                    "failures": c.failures,
-                    "reason": "; ".join(c.failures),
+                    "failures": plain(c.failures),
                 }
                 for c in self.rejected
             ],

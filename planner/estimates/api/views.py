@@ -13,7 +13,7 @@ from planner.engine.contract import EstimateQuestion, FitQuestion
 from planner.engine.contract.answers import EstimateAnswer, FitAnswer
 from planner.estimates.api.examples import EXAMPLES, FIT_EXAMPLES
 from planner.estimates.services import estimate_run, fit_run
-from planner.messages import error_message
+from planner.messages.render import error_message
 
 
 class EstimateView(APIView):

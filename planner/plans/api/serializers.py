@@ -15,8 +15,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from planner.engine.contract.answers import CandidatePage
+from planner.engine.contract.answers import CandidatePage, RejectedBuilds
 from planner.engine.scoring import DIMENSIONS
+from planner.messages.answers import localise_candidate, localise_rejected, plan_why_none
 from planner.models import Plan
 from planner.plans.selectors import default_weights, ranked_candidates
 
@@ -81,15 +82,11 @@ class PlanSerializer(PlanSummarySerializer):
         read_only_fields = fields
 
     def get_why_none(self, plan: Plan) -> str | None:
-        return (plan.ranking or {}).get("why_none")
+        return plan_why_none(plan.ranking)
 
-    @extend_schema_field({"type": "array", "items": {"$ref": "#/components/schemas/Rejected"}})
+    @extend_schema_field(RejectedBuilds)
     def get_rejected(self, plan: Plan) -> list[dict[str, Any]]:
-        return [
-            {key: c[key] for key in ("accelerator", "server", "count", "nodes")}
-            | {"reason": c.get("reason") or "; ".join(c.get("failures", []))}
-            for c in (plan.ranking or {}).get("rejected", [])
-        ]
+        return [localise_rejected(c) for c in (plan.ranking or {}).get("rejected", [])]
 
     @extend_schema_field(CandidatePage)
     def get_candidates(self, plan: Plan) -> dict[str, Any]:
@@ -147,5 +144,5 @@ def candidate_page(
         if current is not None and current.has_previous()
         else None,
         "weights": weights,
-        "results": list(current) if current is not None else [],
+        "results": [localise_candidate(c) for c in current] if current is not None else [],
     }

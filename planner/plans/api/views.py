@@ -32,7 +32,7 @@ from planner.engine import RequestError
 from planner.engine.contract.answers import CandidatePage
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
-from planner.messages import error_message
+from planner.messages.render import error_message
 from planner.plans.api.serializers import (
     CandidatesQuerySerializer,
     PlanSerializer,

@@ -11,6 +11,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from planner.engine.scoring import DIMENSIONS
+from planner.messages.answers import failure_counts, localise_candidate, plan_why_none
 from planner.models import Plan
 from planner.plans.figures import (
     CSV_COLUMNS,
@@ -18,7 +19,6 @@ from planner.plans.figures import (
     candidate_row,
     capacity_rps,
     question_rows,
-    rejected_rows,
 )
 from planner.plans.views.plans import ranking_context, visible_plan
 
@@ -40,7 +40,7 @@ def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
     )
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    for c in context["candidates"]:
+    for c in map(localise_candidate, context["candidates"]):
         cost, fit = c["cost"], c["fit"]
         writer.writerow(
             [
@@ -85,7 +85,7 @@ def plan_export_json(request: HttpRequest, pk: int) -> HttpResponse:
                 "question": plan.question,
             },
             "weights": context["weights"],
-            "candidates": context["candidates"],
+            "candidates": [localise_candidate(c) for c in context["candidates"]],
         },
         json_dumps_params={"indent": 2},
     )
@@ -101,12 +101,7 @@ def plan_report(request: HttpRequest, pk: int) -> HttpResponse:
     plan = visible_plan(request, pk)
     context = ranking_context(request, plan)
     names, output_len = context["names"], context["output_len"]
-    rejected = rejected_rows(plan, names)
-    reasons: dict[str, int] = {}
-    for r in rejected:
-        for reason in r["reason"].split("; "):
-            key = reason.split(" (")[0]
-            reasons[key] = reasons.get(key, 0) + 1
+    rejected = (plan.ranking or {}).get("rejected", [])
     context.update(
         {
             "rows": [
@@ -116,8 +111,8 @@ def plan_report(request: HttpRequest, pk: int) -> HttpResponse:
             "question_rows": question_rows(plan),
             "weight_rows": [(DIMENSION_LABELS[k], context["weights"][k]) for k in DIMENSIONS],
             "rejected_count": len(rejected),
-            "rejected_reasons": sorted(reasons.items(), key=lambda kv: -kv[1]),
-            "why_none": (plan.ranking or {}).get("why_none"),
+            "rejected_reasons": failure_counts(rejected),
+            "why_none": plan_why_none(plan.ranking),
             "evaluated": (plan.ranking or {}).get("evaluated", 0),
         }
     )

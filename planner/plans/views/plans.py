@@ -26,7 +26,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
 from planner.engine import RequestError
-from planner.messages import error_line, error_message
+from planner.messages.answers import plan_why_none
+from planner.messages.render import error_line, error_message
 from planner.models import Plan
 from planner.plans.figures import (
     TASK_LABELS,
@@ -182,7 +183,7 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
             "query": context["weights_query"],
             "rows": [candidate_row(c, names=names, output_len=context["output_len"]) for c in page],
             "rejected": rejected_rows(plan, names),
-            "why_none": (plan.ranking or {}).get("why_none"),
+            "why_none": plan_why_none(plan.ranking),
             "charts": charts,
             "chart_labels": chart_labels(plan, charts["metric"], charts["serving"]),
             "compare_range": (COMPARE_MIN, COMPARE_MAX),

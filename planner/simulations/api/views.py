@@ -23,7 +23,7 @@ from accounts.permissions import PlannerWrites
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
 from planner.engine import RequestError
 from planner.engine.contract.simulation import SimulationRequest
-from planner.messages import error_message
+from planner.messages.render import error_message
 from planner.models import Simulation
 
 # How long a client should wait before asking again when the broker is down (seconds).

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import yaml
 from django.urls import reverse
@@ -97,3 +99,32 @@ def test_a_bad_field_is_explained_in_the_language_asked_for(client, loaded_catal
     )
     assert english.json() == {"inference.batch": ["must be at least 1, not 0"]}
     assert chinese.json() == {"inference.batch": ["必须不小于 1，而不是 0"]}  # noqa: RUF001
+
+
+def test_a_chinese_reader_gets_the_engines_sentences_in_chinese(client, loaded_catalog):
+    question = {
+        "task": "finetune",
+        "model": "meta-llama-2-7b",
+        "accelerator": "nvidia-rtx-3090",
+        "count": 1,
+    }
+    chinese = client.post(
+        "/api/v1/estimates/",
+        question,
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    ).json()
+    english = client.post(
+        "/api/v1/estimates/", question, content_type="application/json", HTTP_ACCEPT_LANGUAGE="en"
+    ).json()
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    sentences = [*chinese["warnings"], *chinese["explanations"].values(), chinese["bottleneck"]]
+    assert chinese["warnings"] and all(cjk.search(s) for s in sentences)
+    assert english["warnings"][0].startswith("Needs ") and not cjk.search(english["warnings"][0])
+    # Programs read the same sentences as codes with their figures, whatever the language.
+    assert chinese["messages"] == english["messages"]
+    warnings = [m for m in chinese["messages"] if m["field"] == "warnings"]
+    assert warnings[0]["code"].startswith("fit.does_not_fit")
+    assert {"warnings", "bottleneck", "explanations.eta_mem"} <= {
+        m["field"] for m in chinese["messages"]
+    }

@@ -12,6 +12,7 @@ from django.urls import reverse
 from planner.engine import RequestError
 from planner.engine.facility import THERMAL_RISK
 from planner.estimates.services import fit_request, fit_run
+from planner.messages.render import render
 
 pytestmark = pytest.mark.django_db
 
@@ -84,9 +85,9 @@ def test_four_rtx_4090_in_a_2u_server_are_estimated_and_warned(loaded_catalog):
         }
     )
     assert answer["servers_per_rack"] == 5
-    assert THERMAL_RISK in answer["warnings"]
-    assert any(w.startswith("power estimated") for w in answer["warnings"])
-    assert any(w.startswith("weight unknown") for w in answer["warnings"])
+    codes = {m["code"] for m in answer["messages"] if m["field"] == "warnings"}
+    assert {THERMAL_RISK.code, "fit.power_estimated.how", "fit.weight_unknown"} <= codes
+    assert render(THERMAL_RISK) in answer["warnings"]
     assert answer["eta_thermal"] == pytest.approx(0.9)
 
 

@@ -22,6 +22,8 @@ from accounts.roles import Role
 from accounts.services import team_get_or_create, user_create
 from planner.engine import RequestError
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
+from planner.messages.answers import localise_rejected, plan_why_none
+from planner.messages.render import render
 from planner.models import Plan, Workload
 from planner.plans.figures import CSV_COLUMNS, pareto_front
 from planner.plans.services import plan_create, workload_create
@@ -393,8 +395,9 @@ def test_plan_page_shows_the_ranking_with_default_weights(people, plan):
         # scoring.DEFAULT_WEIGHTS x 100 on the sliders
         assert re.search(rf'type="range" name="{name}" value="{100 * share:g}(\.0)?"', body)
     first = plan.ranking["candidates"][0]
-    assert first["reasons"]["software"] in body  # the details row
-    assert f'title="Drivers and software: {first["reasons"]["software"]}"' in body
+    software = render(first["reasons"]["software"])
+    assert software in body  # the details row
+    assert f'title="Drivers and software: {software}"' in body
     assert 'id="chart-pareto"' in body or "nothing to plot" in body
     assert 'id="plan-chart-data"' in body
     assert "js/plan-charts.js" in body and "vendor/chart-4.6.1.umd.min.js" in body
@@ -463,7 +466,7 @@ def test_rejected_builds_are_listed_apart_with_their_reason(people, plan):
     rejected = plan.ranking["rejected"]
     assert rejected
     assert f"{len(rejected)} rejected builds" in body
-    assert escape(rejected[0]["reason"]) in body
+    assert escape(localise_rejected(rejected[0])["reason"]) in body
 
 
 def test_why_none_shows_when_no_build_is_viable(people, workload, alpha):
@@ -479,7 +482,7 @@ def test_why_none_shows_when_no_build_is_viable(people, workload, alpha):
     )
     body = client_for(people["viewer"]).get(plan.get_absolute_url()).content.decode()
     assert "No build meets every constraint." in body
-    assert plan.ranking["why_none"] in body
+    assert escape(plan_why_none(plan.ranking)) in body
 
 
 def test_chart_data_marks_the_pareto_front(people, plan):
@@ -544,7 +547,7 @@ def test_csv_export_has_every_viable_build_under_the_weights(people, plan):
         first["server"],
         first["count"],
     )
-    assert rows[0]["software_reason"] == first["reasons"]["software"]
+    assert rows[0]["software_reason"] == render(first["reasons"]["software"])
 
 
 def test_json_export_carries_the_question_weights_and_candidates(people, plan):
@@ -571,7 +574,7 @@ def test_printable_report_has_the_question_and_the_top_builds(people, plan):
     assert "100,000,000,000" in body  # the tokens, as the question asked
     assert len(response.context["rows"]) == 10
     first = plan.ranking["candidates"][0]
-    assert first["reasons"]["memory_capacity"] in body
+    assert render(first["reasons"]["memory_capacity"]) in body
     assert "data-print" in body
 
 

@@ -1,0 +1,209 @@
+"""Every message code the engine says, with its English template. The templates are in the
+translation catalogue (`make messages`); tests/planner/test_messages.py checks that each has a
+Chinese translation and that every code the engine uses is here.
+
+Placeholders take Python's format specs (a template with a literal % is marked
+`xgettext:no-python-format`, so the catalogue does not read it as a %-format); numbers are written with the reader's separators. A
+list placeholder is joined: `{options:or}` with "or", `{notes:semicolon}` with semicolons,
+otherwise with commas."""
+
+from django.utils.translation import gettext_noop as _
+
+TEMPLATES: dict[str, str] = {
+    # Estimate: the eta factors' explanations.
+    "eta_mem.training": _(
+        # xgettext:no-python-format
+        "{compute_percent:.0f} % of on-device time runs at the compute roofline; the rest waits "
+        "on memory bandwidth (norms, activations, optimizer, small matrices)."
+    ),
+    "eta_mem.decode": _(
+        # xgettext:no-python-format
+        "Each decode step streams the weights and the KV cache once for the whole batch; the "
+        "math takes {compute_percent:.0f} % of the step, the rest waits on memory."
+    ),
+    "eta_interconnect.training": _(
+        # xgettext:no-python-format
+        "Tensor-parallel collectives on the scale-up link and exposed data-parallel, pipeline and "
+        "expert traffic take {percent:.0f} % of the step."
+    ),
+    "eta_interconnect.decode": _(
+        # xgettext:no-python-format
+        "Two all-reduces per layer across {devices} devices take {percent:.0f} % of a decode step."
+    ),
+    "eta_sched.training": _(
+        # xgettext:no-python-format
+        "The pipeline bubble, (p-1)/v of a stage per step with p={pp}, v={vp} and "
+        "{micro_batches:.0f} micro-batches, idles {percent:.1f} % of the step."
+    ),
+    "eta_sched.decode": _(
+        "A fixed batch decoded together; queueing and continuous batching are the serving "
+        "simulation's job."
+    ),
+    "eta_thermal.consumer": _(
+        # xgettext:no-python-format
+        "Open-air or blower consumer cooling cannot hold boost clocks under sustained load in a "
+        "server chassis: {lower_percent:.0f} % lower clocks assumed."
+    ),
+    "eta_thermal.datacentre": _("Data-centre cooling holds sustained clocks; no thermal derating."),
+    "eta_fault.serving": _(
+        "Serving restarts a replica without losing a job's progress; not counted."
+    ),
+    "eta_fault.none": _("No failures assumed."),
+    "eta_fault.training": _(
+        # xgettext:no-python-format
+        "{devices} devices at {failures_per_gpu_hour:g} failures per GPU-hour fail every "
+        "{mtbf_h:.1f} h; {checkpoint_s:.0f} s checkpoints every {interval_min:.0f} min "
+        "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time."
+    ),
+    "override": _("{factor} set to {value:g} by the request (computed {computed:.3f})."),
+    # Estimate: what binds, warnings, what was measured.
+    "bottleneck.compute": _("compute"),
+    "bottleneck.memory_bandwidth": _("memory bandwidth"),
+    "bottleneck.scale_up_link": _("scale-up link"),
+    "bottleneck.fabric": _("fabric"),
+    "bottleneck.pipeline_bubble": _("pipeline bubble"),
+    "bottleneck.memory_capacity": _("memory capacity"),
+    "warning.years": _(
+        "Processing {tokens:.3g} tokens takes {years:.1f} years on {devices} devices."
+    ),
+    "warning.consumer_cards": _(
+        "Consumer cards lack ECC and data-centre cooling; expect throttling and silent errors on "
+        "long runs."
+    ),
+    "measured.gemm_efficiency": _("{precision} matrix-multiply efficiency"),
+    "measured.memory_bw_efficiency": _("memory bandwidth efficiency"),
+    "measured.scale_up_efficiency": _("scale-up link efficiency"),
+    "measured.step_efficiency": _("end-to-end step efficiency"),
+    # Estimate: a job that does not fit, and the single changes that would make it fit.
+    "fit.does_not_fit.would_fit": _(
+        "Needs {need_gib:.1f} GiB per device, {over_gib:.1f} GiB more than the {capacity_gib:g} "
+        "GiB available; it would fit with {options:or}."
+    ),
+    "fit.does_not_fit.none_alone": _(
+        "Needs {need_gib:.1f} GiB per device, {over_gib:.1f} GiB more than the {capacity_gib:g} "
+        "GiB available; none of {options} alone makes it fit."
+    ),
+    "fit.option.quantised_weights": _("{precision} weights"),
+    "fit.option.fp8_kv_cache": _("an fp8 KV cache"),
+    "fit.option.half_the_batch": _("half the batch"),
+    "fit.option.twice_the_devices": _("twice the devices"),
+    "fit.option.full_recompute": _("full recompute"),
+    "fit.option.zero3": _("ZeRO-3 / FSDP"),
+    "fit.option.method": _("{method}"),
+    # Facility fit.
+    "fit.thermal_risk": _(
+        "thermal risk: open-air fans recirculate hot air in a closed chassis; expect throttling"
+    ),
+    "fit.cooling_type": _(
+        "cooling type: the server is liquid-cooled and this rack has no liquid loops"
+    ),
+    "fit.power_estimated": _(
+        "power estimated: {power_kw:.2f} kW per server is derived, not published; use a measured "
+        "or vendor figure"
+    ),
+    "fit.power_estimated.how": _(
+        "power estimated: {power_kw:.2f} kW per server is derived, not published ({how}); use a "
+        "measured or vendor figure"
+    ),
+    "fit.weight_unknown": _("weight unknown: the rack's weight limit was not checked"),
+    "fit.feeds_2n": _(
+        "2N feeds: each feed must carry the whole load, so {power_kw:g} kW per feed is the budget"
+    ),
+    "fit.inlet_above_rating": _(
+        "inlet above rating: {inlet_c:g} °C inlet air is over the server's {rating_c:g} °C "
+        "rating; expect lower clocks"
+    ),
+    "fit.cannot_be_hosted": _("cannot be hosted: no server fits in this rack (binding: {binding})"),
+    "binding.power": _("power"),
+    "binding.cooling": _("cooling"),
+    "binding.units": _("units"),
+    "binding.weight": _("weight"),
+    "binding.cooling_type": _("cooling type"),
+    "power_note.cards": _(
+        "{slots} x {board_power_w:g} W {card} / {share:g} accelerator share of server power"
+    ),
+    "power_note.assumed_card": _(
+        "assuming the most power-hungry card that fits, {card}; name 'accelerator' / {share:g} "
+        "accelerator share of server power"
+    ),
+    # Cost.
+    "cost.server_price_unknown": _(
+        # xgettext:no-python-format
+        "server price unknown: accelerators plus {share_percent:.0f} % for the rest of the server"
+    ),
+    "cost.no_price": _("no price in the catalog"),
+    # The five scores' reasons.
+    "score.memory_capacity.over": _(
+        "needs {need_gib:.1f} GiB per device, {over_gib:.1f} GiB over its {capacity_gib:g} GiB"
+    ),
+    "score.memory_capacity.uses": _(
+        # xgettext:no-python-format
+        "uses {need_gib:.1f} of {capacity_gib:g} GiB ({headroom_percent:.0f} % headroom)"
+    ),
+    "score.memory_bandwidth.decode": _(
+        # xgettext:no-python-format
+        "{bw_gb_s:,.0f} GB/s: decode {best_percent:.0f} % of the best build's speed there"
+    ),
+    "score.memory_bandwidth.training": _(
+        # xgettext:no-python-format
+        "{bw_gb_s:,.0f} GB/s: {bound_percent:.0f} % of device time is memory-bound; "
+        "{best_percent:.0f} % of the best build's speed there"
+    ),
+    "score.interconnect": _(
+        # xgettext:no-python-format
+        "{percent:.0f} % of the step on {link} and the fabric (TP {tp}, DP {dp}, {where})"
+    ),
+    "score.where.one_server": _("inside one server"),
+    "score.where.servers": _("over {nodes} servers"),
+    "score.cooling": _("{notes:semicolon}"),
+    "score.cooling.not_hostable": _("the site cannot host it ({binding})"),
+    "score.cooling.consumer": _("open-air consumer cooling in a closed chassis"),
+    "score.cooling.derated": _(
+        # xgettext:no-python-format
+        "clocks derated to {percent:.0f} %"
+    ),
+    "score.cooling.kw_per_u": _("{kw_per_u:.1f} kW per U"),
+    "score.cooling.suits": _("suits the rack's cooling"),
+    "score.software": _("{notes}"),
+    "score.software.training": _("{stack} {maturity} for training"),
+    "score.software.inference": _("{stack} {maturity} for inference"),
+    "score.software.no_ecc": _("no ECC for long runs"),
+    "score.software.emulated": _("precision emulated"),
+    "score.software.partitions": _("{partitions} hardware partitions"),
+    "maturity.mature": _("mature"),
+    "maturity.good": _("good"),
+    "maturity.limited": _("limited"),
+    "maturity.experimental": _("experimental"),
+    # Why a build is rejected.
+    "failure.sharded_state": _(
+        "does not fit in memory (at least {floor_gib:.1f} GiB per device for weights, gradients "
+        "and optimizer states, fully sharded, over {capacity_gib:g} GiB)"
+    ),
+    "failure.no_layout": _(
+        "no parallel layout divides the global batch; change global_batch or count"
+    ),
+    "failure.memory": _("does not fit in memory ({need_gib:.1f} of {capacity_gib:g} GiB)"),
+    "failure.racks": _("over the site's racks ({binding})"),
+    "failure.capex": _("over the capex budget ({capex:,.0f} > {budget:,.0f})"),
+    "failure.tco": _("over the TCO budget ({tco:,.0f} > {budget:,.0f})"),
+    "failure.deadline": _("misses the deadline ({days:.1f} > {deadline:g} days)"),
+    "failure.ttft": _("TTFT {ttft_ms:.0f} ms over the {target:g} ms target"),
+    "failure.tpot": _("TPOT {tpot_ms:.1f} ms over the {target:g} ms target"),
+    "failure.rate": _("serves {capacity_rps:.1f} requests/s, short of {target:g}"),
+    # What "why none" counts a failure as, where the failure's figures vary from build to build.
+    "failure.sharded_state.short": _("does not fit in memory"),
+    "failure.memory.short": _("does not fit in memory"),
+    "failure.racks.short": _("over the site's racks"),
+    "failure.capex.short": _("over the capex budget"),
+    "failure.tco.short": _("over the TCO budget"),
+    "failure.deadline.short": _("misses the deadline"),
+    "why_none.nothing": _(
+        "No accelerator in the catalog matches the filters, or no server takes them."
+    ),
+    "why_none.every_build": _("Every build breaks a hard constraint: {reasons:semicolon}."),
+    "why_none.reason": _("{reason} ({builds} builds)"),
+    # How lists inside sentences are joined.
+    "join.comma": _(", "),
+    "join.semicolon": _("; "),
+    "join.or": _(" or "),
+}
