@@ -31,8 +31,8 @@ from accounts.roles import Role  # noqa: E402
 from accounts.services import team_get_or_create, token_create, user_create  # noqa: E402
 from planner.models import Plan, RackGroup, Simulation, Site, Workload  # noqa: E402
 from planner.plans.services import plan_create  # noqa: E402
-from planner.sites.services import rack_group_save, site_create  # noqa: E402
 from planner.plans.workloads import workload_create  # noqa: E402
+from planner.sites.services import rack_group_save, site_create  # noqa: E402
 
 TEAM = "Load bench"
 USERNAME = "load-planner"

@@ -23,8 +23,8 @@ REL_TOLERANCE = 1e-6
 
 def _services():
     from planner.engine import RequestError
-    from planner.plans.services import recommend_run
     from planner.estimates.services import estimate_run, fit_run
+    from planner.plans.services import recommend_run
     from planner.simulations.services import simulation_question
 
     def simulate(data):

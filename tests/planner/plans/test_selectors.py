@@ -3,8 +3,8 @@
 import pytest
 
 from accounts.services import team_get_or_create
-from planner.plans import selectors
 from planner.models import Plan
+from planner.plans import selectors
 from planner.plans.selectors import plan_with_ranking
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ import sys
 import pytest
 from django.core.management import call_command
 
-from planner.simulations import services as simulations
 from planner.choices import SimulationStatus
 from planner.models import Simulation
+from planner.simulations import services as simulations
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,15 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from planner.models import RackGroup, Site
+from planner.sites.services import (
+    rack_csv_preview,
+    rack_group_delete,
+    rack_group_save,
+    rack_import_csv,
+    site_delete,
+    site_update,
+)
 from planner.versioning import StaleVersionError
-from planner.sites.services import rack_csv_preview, rack_group_delete, rack_group_save, rack_import_csv, site_delete, site_update
 from tests.factories import RackGroupFactory, SiteFactory
 
 pytestmark = pytest.mark.django_db
