@@ -7,7 +7,8 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run migrate loadcatalog demousers worker test lint format messages validate bench clean
+.PHONY: install run migrate loadcatalog demousers worker test test-slow lint format messages \
+	validate bench clean
 
 install: $(VENV)/.installed
 
@@ -39,8 +40,13 @@ run: loadcatalog demousers
 worker: install
 	$(BIN)/celery -A config worker --loglevel=INFO
 
+# The everyday suite. Tests marked `slow` (browser walks, faults at production settings, the
+# long API fuzz, many writers racing) run with `make test-slow`; CI runs both.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -41,6 +41,8 @@ from planner.models import Simulation
 from planner.plans.services import plan_create
 from tests.factories import RackGroupFactory, SiteFactory
 
+pytestmark = pytest.mark.slow
+
 # Examples per operation and generation mode (schemathesis's coverage phase adds its own
 # boundary cases on top): about 11,500 requests, 80 s of CPU, against PostgreSQL. Raise it
 # locally to search harder.
