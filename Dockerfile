@@ -5,11 +5,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends gettext \
     && rm -rf /var/lib/apt/lists/*
+# The dependencies first, at the versions and hashes requirements-prod.lock pins (the base
+# dependencies, held to the versions the tests ran against; no test tools): this layer is
+# rebuilt only when the lock changes. Then flopfit itself, whose dependencies are all there.
+COPY requirements-prod.lock ./
+RUN pip install --no-cache-dir -r requirements-prod.lock
 COPY pyproject.toml README.md ./
 COPY config config
 COPY catalog catalog
 COPY planner planner
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps .
 COPY . .
 # collectstatic needs settings but no secret worth keeping: a random key that lives for this
 # one command. Static files get hashed names and gzip/brotli copies for WhiteNoise.

@@ -7,16 +7,33 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run migrate loadcatalog demousers worker test lint format messages validate bench clean
+.PHONY: install lock run migrate loadcatalog demousers worker test test-slow lint format messages \
+	validate bench clean
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# Every package at the version, and with the hashes, that requirements.lock pins; then flopfit
+# itself, whose dependencies the lock already holds. Runs again when the lock or pyproject.toml
+# changes. The lock pins setuptools too, so flopfit is built with it, without a fetch.
+$(VENV)/.installed: requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	mkdir -p var
 	touch $@
+
+# Compile the locks again from pyproject.toml after changing a dependency there. Pins already in
+# a lock are kept where they still fit; LOCK_ARGS=--upgrade (or --upgrade-package NAME) moves
+# them. The production and load locks are held to the versions requirements.lock pins, so the
+# image runs what the tests ran.
+PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+	--no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
+
+lock: install
+	$(PIP_COMPILE) --extra dev --output-file requirements.lock pyproject.toml
+	$(PIP_COMPILE) --constraint requirements.lock --output-file requirements-prod.lock pyproject.toml
+	$(PIP_COMPILE) --constraint requirements.lock --extra load --output-file requirements-load.lock \
+		pyproject.toml
 
 migrate: install
 	$(MANAGE) migrate --no-input
@@ -39,8 +56,13 @@ run: loadcatalog demousers
 worker: install
 	$(BIN)/celery -A config worker --loglevel=INFO
 
+# The everyday suite. Tests marked `slow` (browser walks, faults at production settings, the
+# long API fuzz, many writers racing) run with `make test-slow`; CI runs both.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
@@ -64,8 +86,9 @@ bench: install
 load: $(VENV)/.installed-load
 	$(BIN)/python bench/load/run.py $(LOAD_ARGS)
 
-$(VENV)/.installed-load: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev,load]'
+# Locust and what it needs, at the versions requirements-load.lock pins (the rest is installed).
+$(VENV)/.installed-load: $(VENV)/.installed requirements-load.lock
+	$(BIN)/python -m pip install --quiet -r requirements-load.lock
 	touch $@
 
 format: install

@@ -64,6 +64,15 @@ def _english_first():
 
 
 @pytest.fixture
+def cast(db):
+    """Someone not signed in, a viewer, a planner, a facility engineer and an admin of team
+    Alpha, and outsiders of team Beta, with a signed-in client for each (tests/cast.py)."""
+    from tests.cast import Cast
+
+    return Cast()
+
+
+@pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     """A private copy of the curated catalog data that a test may edit."""
     from catalog.loader import DATA_DIR

@@ -32,7 +32,6 @@ from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from accounts.roles import Role
 from accounts.services import token_create
 from config.wsgi import application
 from planner.calibrations.services import calibration_create
@@ -40,7 +39,9 @@ from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
 from planner.models import Simulation
 from planner.plans.services import plan_create
-from tests.factories import RackGroupFactory, SiteFactory, TeamFactory, UserFactory
+from tests.factories import RackGroupFactory, SiteFactory
+
+pytestmark = pytest.mark.slow
 
 # Examples per operation and generation mode (schemathesis's coverage phase adds its own
 # boundary cases on top): about 11,500 requests, 80 s of CPU, against PostgreSQL. Raise it
@@ -86,13 +87,12 @@ def _connection_kept_open():
 
 
 @pytest.fixture
-def world(loaded_catalog, monkeypatch, _connection_kept_open):
+def world(loaded_catalog, cast, monkeypatch, _connection_kept_open):
     """The rows the fuzz can reach, the admin's token, and the ids to put in paths."""
     # The fuzz checks the HTTP contract; queueing is tested with a real worker elsewhere, and
     # a valid simulation question must not leave tasks in a shared broker.
     monkeypatch.setattr("planner.simulations.services._publish", lambda simulation: None)
-    team = TeamFactory(name="Fuzz", slug="fuzz")
-    admin = UserFactory(role=Role.ADMIN, team=team)
+    team, admin = cast.team, cast.admin
     _, key = token_create(user=admin, name="fuzz")
     site = SiteFactory(team=team)
     rack_group = RackGroupFactory(site=site)

@@ -6,14 +6,9 @@ from django.urls import reverse
 
 from accounts.models import ApiToken
 from accounts.roles import Role, roles_of
-from accounts.services import team_get_or_create, user_create
+from tests.cast import PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def viewer():
-    return user_create(username="vera", password="pw-vera-123", role=Role.VIEWER)
 
 
 @pytest.mark.parametrize(
@@ -44,77 +39,73 @@ def test_api_without_credentials_is_401_with_a_challenge(client):
     assert response["WWW-Authenticate"] == "Token"
 
 
-def test_login_and_logout(client, viewer):
-    response = client.post("/accounts/login/", {"username": "vera", "password": "pw-vera-123"})
+def test_login_and_logout(client, cast):
+    response = client.post(
+        "/accounts/login/", {"username": cast.viewer.username, "password": PASSWORD}
+    )
     assert response.status_code == 302
     assert client.get("/accounts/profile/").status_code == 200
     client.post("/accounts/logout/")
     assert client.get("/accounts/profile/").status_code == 302
 
 
-def test_wrong_password_is_refused_with_a_message(client, viewer):
-    response = client.post("/accounts/login/", {"username": "vera", "password": "nope"})
+def test_wrong_password_is_refused_with_a_message(client, cast):
+    response = client.post(
+        "/accounts/login/", {"username": cast.viewer.username, "password": "nope"}
+    )
     assert response.status_code == 200
     assert response.context["form"].errors
 
 
-def test_password_change(client, viewer):
-    client.force_login(viewer)
-    response = client.post(
+def test_password_change(cast):
+    response = cast.browser("viewer").post(
         "/accounts/password/",
         {
-            "old_password": "pw-vera-123",
+            "old_password": PASSWORD,
             "new_password1": "a-much-longer-secret-42",
             "new_password2": "a-much-longer-secret-42",
         },
     )
     assert response.status_code == 302
-    viewer.refresh_from_db()
-    assert viewer.check_password("a-much-longer-secret-42")
+    cast.viewer.refresh_from_db()
+    assert cast.viewer.check_password("a-much-longer-secret-42")
 
 
-def test_roles_stack_and_admin_has_all(db):
-    team = team_get_or_create(name="Infra")
-    facility = user_create(username="fay", password="x-pw-12345", role=Role.FACILITY, team=team)
-    admin = user_create(username="ada", password="x-pw-12345", role=Role.ADMIN, team=team)
-    assert roles_of(facility) == {"facility", "viewer"}
-    assert roles_of(admin) == set(Role.values)
+def test_roles_stack_and_admin_has_all(cast):
+    assert roles_of(cast.facility) == {"facility", "viewer"}
+    assert roles_of(cast.admin) == set(Role.values)
 
 
-def test_token_is_shown_once_and_stored_hashed(client, viewer):
-    client.force_login(viewer)
+def test_token_is_shown_once_and_stored_hashed(cast):
+    client = cast.browser("viewer")
     client.post(reverse("accounts:token_new"), {"name": "procurement script"})
     first = client.get(reverse("accounts:profile"))
     key = first.context["new_key"]
     assert key and key.encode() in first.content
-    token = ApiToken.objects.get(user=viewer)
+    token = ApiToken.objects.get(user=cast.viewer)
     assert key not in (token.digest, token.prefix) and len(token.digest) == 64
     assert key.encode() not in client.get(reverse("accounts:profile")).content  # gone on reload
 
 
-def test_token_revocation_from_the_profile(client, viewer):
-    client.force_login(viewer)
+def test_token_revocation_from_the_profile(cast):
+    client = cast.browser("viewer")
     client.post(reverse("accounts:token_new"), {"name": "ci"})
-    token = ApiToken.objects.get(user=viewer)
+    token = ApiToken.objects.get(user=cast.viewer)
     client.post(reverse("accounts:token_revoke", args=[token.pk]))
     token.refresh_from_db()
     assert token.revoked_at is not None
 
 
-def test_a_user_cannot_revoke_someone_elses_token(client, viewer):
-    other = user_create(username="otto", password="pw-otto-123", role=Role.VIEWER)
-    client.force_login(other)
-    client.post(reverse("accounts:token_new"), {"name": "mine"})
-    token = ApiToken.objects.get(user=other)
-    client.force_login(viewer)
-    client.post(reverse("accounts:token_revoke", args=[token.pk]))
+def test_a_user_cannot_revoke_someone_elses_token(cast):
+    cast.browser("outsider").post(reverse("accounts:token_new"), {"name": "mine"})
+    token = ApiToken.objects.get(user=cast.outsider)
+    cast.browser("viewer").post(reverse("accounts:token_revoke", args=[token.pk]))
     token.refresh_from_db()
     assert token.revoked_at is None
 
 
-def test_token_without_a_name_is_refused(client, viewer):
-    client.force_login(viewer)
-    client.post(reverse("accounts:token_new"), {"name": "  "})
+def test_token_without_a_name_is_refused(cast):
+    cast.browser("viewer").post(reverse("accounts:token_new"), {"name": "  "})
     assert not ApiToken.objects.exists()
 
 

@@ -18,23 +18,14 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from accounts.roles import Role
-from accounts.services import token_create
 from config.exceptions import api_exception_handler
 from config.wsgi import application
-from tests.factories import AcceleratorFactory, RackGroupFactory, SiteFactory, UserFactory
+from tests.factories import AcceleratorFactory, RackGroupFactory, SiteFactory
 
 pytestmark = pytest.mark.django_db
 
 REDIS_CACHE_URL = "redis://127.0.0.1:6379/9"
 ESTIMATE = "/api/v1/estimates/"
-
-
-def api_as(user) -> APIClient:
-    _, key = token_create(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
 
 
 @pytest.fixture(scope="module")
@@ -130,17 +121,18 @@ def test_anonymous_requests_are_throttled_per_address(redis_cache, low_rates):
     assert client.get("/api/v1/fabrics/", REMOTE_ADDR="10.0.0.2").status_code == 200
 
 
-def test_each_user_has_a_bucket_of_their_own(redis_cache, low_rates):
-    first, second = UserFactory(role=Role.VIEWER), UserFactory(role=Role.VIEWER)
-    first_api, second_api = api_as(first), api_as(second)
+def test_each_user_has_a_bucket_of_their_own(redis_cache, low_rates, cast):
+    first_api, second_api = cast.api("viewer"), cast.api("planner")
     for _ in range(3):
         assert first_api.get("/api/v1/sites/").status_code == 200
     _assert_throttled(first_api.get("/api/v1/sites/"))
     assert second_api.get("/api/v1/sites/").status_code == 200
 
 
-def test_expensive_writes_have_a_tighter_rate_than_reads(redis_cache, low_rates, loaded_catalog):
-    planner = api_as(UserFactory(role=Role.PLANNER))
+def test_expensive_writes_have_a_tighter_rate_than_reads(
+    redis_cache, low_rates, loaded_catalog, cast
+):
+    planner = cast.api("planner")
     question = {"task": "inference", "model": "meta-llama-3-8b"}
     question |= {"accelerator": "nvidia-h100-sxm5-80gb", "count": 1}
     for _ in range(2):
@@ -267,15 +259,15 @@ def test_a_huge_integer_filter_is_400_naming_it(client):
     assert "params_min" in response.json()
 
 
-def test_a_huge_site_filter_on_rack_groups_is_400_naming_it():
-    viewer = api_as(UserFactory(role=Role.VIEWER))
+def test_a_huge_site_filter_on_rack_groups_is_400_naming_it(cast):
+    viewer = cast.api("viewer")
     response = viewer.get("/api/v1/rack-groups/", {"site": "99999999999999999999"})
     assert response.status_code == 400
     assert "site" in response.json()
 
 
-def test_a_nul_character_in_a_calibration_name_never_reaches_the_database(loaded_catalog):
-    planner = api_as(UserFactory(role=Role.PLANNER))
+def test_a_nul_character_in_a_calibration_name_never_reaches_the_database(loaded_catalog, cast):
+    planner = cast.api("planner")
     probe = json.loads((Path(__file__).parents[1] / "fixtures" / "h200-probe.json").read_text())
     response = planner.post("/api/v1/calibrations/?name=a%00b", probe, format="json")
     assert response.status_code == 400
@@ -287,9 +279,9 @@ def test_a_boolean_filter_refuses_anything_but_true_or_false(client):
     assert client.get("/api/v1/models/", {"moe": "true"}).status_code == 200
 
 
-def test_the_rack_group_list_answers_with_data_present():
-    group = RackGroupFactory(site=SiteFactory())
-    admin = api_as(UserFactory(role=Role.ADMIN, team=group.site.team))
+def test_the_rack_group_list_answers_with_data_present(cast):
+    RackGroupFactory(site=SiteFactory(team=cast.team))
+    admin = cast.api("admin")
     assert admin.get("/api/v1/rack-groups/", {"liquid_loops": "false"}).json()["count"] == 1
 
 

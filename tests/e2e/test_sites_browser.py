@@ -3,23 +3,19 @@ site through the form (inline validation running as they type) and sees the site
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+from tests.cast import PASSWORD
 
-PASSWORD = "rack-and-stack-42"
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def site():
-    from accounts.roles import Role
-    from accounts.services import team_get_or_create, user_create
+def site(cast):
     from planner.models import RackGroup
     from planner.sites.services import rack_group_save, site_create
 
-    team = team_get_or_create(name="Alpha")
-    user = user_create(username="fiona", password=PASSWORD, role=Role.FACILITY, team=team)
     site = site_create(
-        team=team,
-        user=user,
+        team=cast.team,
+        user=cast.facility,
         name="Alpha DC",
         location="Beijing",
         currency="CNY",
@@ -35,15 +31,17 @@ def site():
     return site
 
 
-def test_facility_engineer_adds_a_rack_group_and_sees_the_total_power_grow(page, live_server, site):
+def test_facility_engineer_adds_a_rack_group_and_sees_the_total_power_grow(
+    page, live_server, cast, site
+):
     page.goto(f"{live_server.url}{site.get_absolute_url()}")
     # Not signed in: the login page, which comes back to the site afterwards.
     assert "/accounts/login/" in page.url
-    page.get_by_label("User name").fill("fiona")
+    page.get_by_label("User name").fill(cast.facility.username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"**{site.get_absolute_url()}")
-    assert page.locator("header .account").inner_text().startswith("fiona")
+    assert page.locator("header .account").inner_text().startswith(cast.facility.username)
     assert page.locator("#capacity-power-kw").inner_text() == "400"
 
     page.get_by_role("link", name="Add rack group").click()

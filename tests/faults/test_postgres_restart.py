@@ -14,11 +14,14 @@ import time
 from dataclasses import dataclass
 
 import psycopg
+import pytest
 import requests
 
 from planner.engine.simulate.question import MAX_REQUESTS
 from tests.faults.conftest import app_environment
 from tests.processes import wait_for
+
+pytestmark = pytest.mark.slow
 
 # The bound: no request that starts this long after the restart began may fail.
 RECOVERED_WITHIN_S = 5.0

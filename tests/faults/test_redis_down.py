@@ -21,7 +21,7 @@ from planner.plans.services import plan_create
 from tests.faults.conftest import app_environment, shared_database_url
 from tests.processes import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # The deadline for "the queue is down" answers.
 QUEUE_DOWN_ANSWER_S = 2.0

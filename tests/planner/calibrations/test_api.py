@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.calibrations.services import calibration_create
 from planner.models import CalibrationProfile
 
@@ -21,33 +19,18 @@ PROBE = json.loads(
 LIST_URL = "/api/v1/calibrations/"
 
 
-@pytest.fixture
-def people() -> dict:
-    team = team_get_or_create(name="Training infra")
-    return {
-        role: user_create(username=role, password="a-long-test-password", role=role, team=team)
-        for role in (Role.VIEWER, Role.PLANNER, Role.ADMIN)
-    }
-
-
-def api_as(user=None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
-
-
-def test_anonymous_callers_get_401(loaded_catalog):
+def test_anonymous_callers_get_401(loaded_catalog, cast):
     profile = calibration_create(probe=PROBE)
-    assert api_as().get(LIST_URL).status_code == 401
-    assert api_as().get(f"{LIST_URL}{profile.pk}/").status_code == 401
-    assert api_as().post(LIST_URL, PROBE, format="json").status_code == 401
+    anonymous = cast.api("anonymous")
+    assert anonymous.get(LIST_URL).status_code == 401
+    assert anonymous.get(f"{LIST_URL}{profile.pk}/").status_code == 401
+    assert anonymous.post(LIST_URL, PROBE, format="json").status_code == 401
     assert CalibrationProfile.objects.count() == 1
 
 
-def test_viewer_reads_but_may_not_upload(loaded_catalog, people):
+def test_viewer_reads_but_may_not_upload(loaded_catalog, cast):
     profile = calibration_create(probe=PROBE)
-    viewer = api_as(people[Role.VIEWER])
+    viewer = cast.api("viewer")
     assert viewer.get(LIST_URL).json()["results"][0]["id"] == profile.pk
     assert viewer.get(f"{LIST_URL}{profile.pk}/").status_code == 200
     assert viewer.post(LIST_URL, PROBE, format="json").status_code == 403
@@ -55,8 +38,8 @@ def test_viewer_reads_but_may_not_upload(loaded_catalog, people):
 
 
 @pytest.mark.parametrize("role", [Role.PLANNER, Role.ADMIN])
-def test_planner_uploads_a_report_and_gets_201_with_a_location(loaded_catalog, people, role):
-    response = api_as(people[role]).post(f"{LIST_URL}?name=Lab+H200", PROBE, format="json")
+def test_planner_uploads_a_report_and_gets_201_with_a_location(loaded_catalog, cast, role):
+    response = cast.api(role).post(f"{LIST_URL}?name=Lab+H200", PROBE, format="json")
     assert response.status_code == 201
     body = response.json()
     assert response["Location"] == f"{LIST_URL}{body['id']}/"
@@ -69,13 +52,13 @@ def test_planner_uploads_a_report_and_gets_201_with_a_location(loaded_catalog, p
     )
     assert set(body) == {"id", "name", "device_name", "accelerator", "derived", "created_at"}
     profile = CalibrationProfile.objects.get(pk=body["id"])
-    assert profile.team == people[role].profile.team
-    assert api_as(people[Role.VIEWER]).get(response["Location"]).json() == body
+    assert profile.team == cast[role].profile.team
+    assert cast.api("viewer").get(response["Location"]).json() == body
 
 
-def test_a_device_outside_the_catalog_has_null_accelerator_and_derived(loaded_catalog, people):
+def test_a_device_outside_the_catalog_has_null_accelerator_and_derived(loaded_catalog, cast):
     mystery = {**PROBE, "device": {"name": "Mystery Accelerator 9000", "memory_gib": 64}}
-    body = api_as(people[Role.PLANNER]).post(LIST_URL, mystery, format="json").json()
+    body = cast.api("planner").post(LIST_URL, mystery, format="json").json()
     assert body["accelerator"] is None
     assert body["derived"] is None
 
@@ -91,20 +74,19 @@ def test_a_device_outside_the_catalog_has_null_accelerator_and_derived(loaded_ca
     ],
 )
 def test_a_bad_report_is_400_naming_the_field_and_stores_nothing(
-    loaded_catalog, people, report, field
+    loaded_catalog, cast, report, field
 ):
-    response = api_as(people[Role.PLANNER]).post(LIST_URL, report, format="json")
+    response = cast.api("planner").post(LIST_URL, report, format="json")
     assert response.status_code == 400
     assert list(response.json()) == [field]
     assert isinstance(response.json()[field][0], str)
     assert not CalibrationProfile.objects.exists()
 
 
-def test_another_teams_profile_is_404_and_not_listed(loaded_catalog, people):
-    other_team = team_get_or_create(name="Inference")
-    theirs = calibration_create(probe=PROBE, name="Theirs", team=other_team)
+def test_another_teams_profile_is_404_and_not_listed(loaded_catalog, cast):
+    theirs = calibration_create(probe=PROBE, name="Theirs", team=cast.other_team)
     shared = calibration_create(probe=PROBE, name="Shared")
-    viewer = api_as(people[Role.VIEWER])
+    viewer = cast.api("viewer")
     assert viewer.get(f"{LIST_URL}{theirs.pk}/").status_code == 404
     assert viewer.get(f"{LIST_URL}{shared.pk}/").status_code == 200
     listed = viewer.get(LIST_URL).json()

@@ -121,13 +121,9 @@ def test_calibrate_command_stores_and_prints(loaded_catalog, capsys, monkeypatch
     assert CalibrationProfile.objects.count() == 1
 
 
-def test_an_estimate_uses_only_profiles_its_caller_may_see(loaded_catalog):
-    from accounts.services import team_get_or_create, user_create
-
-    alpha, beta = team_get_or_create(name="Alpha"), team_get_or_create(name="Beta")
-    owner = user_create(username="ann", password="pw-ann-12345", role="planner", team=alpha)
-    outsider = user_create(username="bob", password="pw-bob-12345", role="planner", team=beta)
-    profile = calibration_create(probe=PROBE, user=owner, team=alpha)
+def test_an_estimate_uses_only_profiles_its_caller_may_see(loaded_catalog, cast):
+    owner, outsider = cast.planner, cast.outsider
+    profile = calibration_create(probe=PROBE, user=owner, team=cast.team)
     question = {
         "task": "train",
         "model": "meta-llama-3-8b",

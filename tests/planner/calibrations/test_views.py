@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 from django.urls import reverse
 
 from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.calibrations.forms import MAX_UPLOAD_BYTES
 from planner.calibrations.services import calibration_create
 from planner.models import CalibrationProfile
@@ -23,25 +21,6 @@ pytestmark = pytest.mark.django_db
 PROBE_BYTES = (Path(__file__).resolve().parents[2] / "fixtures" / "h200-probe.json").read_bytes()
 PROBE = json.loads(PROBE_BYTES)
 LIST_URL = reverse("planner:calibration_list")
-
-
-@pytest.fixture
-def team():
-    return team_get_or_create(name="Training infra")
-
-
-@pytest.fixture
-def people(team) -> dict:
-    return {
-        role: user_create(username=role, password="a-long-test-password", role=role, team=team)
-        for role in (Role.VIEWER, Role.PLANNER, Role.ADMIN)
-    }
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def upload(content: bytes, name: str = "probe.json") -> SimpleUploadedFile:
@@ -54,20 +33,21 @@ def file_errors(html: str) -> str:
     return match.group(1)
 
 
-def test_anonymous_visitors_are_sent_to_sign_in(loaded_catalog):
+def test_anonymous_visitors_are_sent_to_sign_in(loaded_catalog, cast):
     profile = calibration_create(probe=PROBE)
+    anonymous = cast.browser("anonymous")
     for url in (LIST_URL, profile.get_absolute_url()):
-        response = Client().get(url)
+        response = anonymous.get(url)
         assert response.status_code == 302
         assert reverse("accounts:login") in response["Location"]
-    response = Client().post(LIST_URL, {"file": upload(PROBE_BYTES)})
+    response = anonymous.post(LIST_URL, {"file": upload(PROBE_BYTES)})
     assert response.status_code == 302
     assert not CalibrationProfile.objects.exclude(pk=profile.pk).exists()
 
 
-def test_viewer_reads_the_list_and_a_profile_but_may_not_upload(loaded_catalog, people):
+def test_viewer_reads_the_list_and_a_profile_but_may_not_upload(loaded_catalog, cast):
     profile = calibration_create(probe=PROBE)  # the command's: no team, seen by all
-    viewer = client_for(people[Role.VIEWER])
+    viewer = cast.browser("viewer")
     page = viewer.get(LIST_URL)
     assert page.status_code == 200
     assert profile.name in page.content.decode()
@@ -79,15 +59,15 @@ def test_viewer_reads_the_list_and_a_profile_but_may_not_upload(loaded_catalog, 
 
 
 @pytest.mark.parametrize("role", [Role.PLANNER, Role.ADMIN])
-def test_planner_uploads_the_probe_and_lands_on_its_detail_page(loaded_catalog, people, role):
-    client = client_for(people[role])
+def test_planner_uploads_the_probe_and_lands_on_its_detail_page(loaded_catalog, cast, role):
+    client = cast.browser(role)
     response = client.post(LIST_URL, {"file": upload(PROBE_BYTES), "name": "H200 lab run"})
     profile = CalibrationProfile.objects.get()
     assert response.status_code == 302
     assert response["Location"] == profile.get_absolute_url()
     assert profile.name == "H200 lab run"
-    assert profile.team == people[role].profile.team
-    assert profile.created_by == people[role]
+    assert profile.team == cast[role].profile.team
+    assert profile.created_by == cast[role]
     assert profile.accelerator.slug == "nvidia-h200-sxm-141gb"
 
     html = client.get(response["Location"]).content.decode()
@@ -113,20 +93,18 @@ def test_planner_uploads_the_probe_and_lands_on_its_detail_page(loaded_catalog, 
     assert 'id="calibration-chart-labels"' in html
 
 
-def test_another_teams_profile_is_404_and_not_listed(loaded_catalog, people):
-    other_team = team_get_or_create(name="Inference")
-    other = user_create(
-        username="outsider", password="a-long-test-password", role=Role.PLANNER, team=other_team
+def test_another_teams_profile_is_404_and_not_listed(loaded_catalog, cast):
+    theirs = calibration_create(
+        probe=PROBE, name="Their H200", user=cast.outsider, team=cast.other_team
     )
-    theirs = calibration_create(probe=PROBE, name="Their H200", user=other, team=other_team)
     shared = calibration_create(probe=PROBE, name="Shared H200")
-    viewer = client_for(people[Role.VIEWER])
+    viewer = cast.browser("viewer")
     assert viewer.get(theirs.get_absolute_url()).status_code == 404
     assert viewer.get(shared.get_absolute_url()).status_code == 200
     listing = viewer.get(LIST_URL).content.decode()
     assert "Shared H200" in listing
     assert "Their H200" not in listing
-    assert client_for(other).get(theirs.get_absolute_url()).status_code == 200
+    assert cast.browser("outsider").get(theirs.get_absolute_url()).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -140,26 +118,26 @@ def test_another_teams_profile_is_404_and_not_listed(loaded_catalog, people):
     ],
 )
 def test_a_bad_upload_shows_the_message_beside_the_file_and_stores_nothing(
-    loaded_catalog, people, content, message
+    loaded_catalog, cast, content, message
 ):
-    response = client_for(people[Role.PLANNER]).post(LIST_URL, {"file": upload(content)})
+    response = cast.browser("planner").post(LIST_URL, {"file": upload(content)})
     assert response.status_code == 200
     assert message in file_errors(response.content.decode())
     assert not CalibrationProfile.objects.exists()
 
 
-def test_a_file_over_2_mb_is_refused_before_it_is_read(loaded_catalog, people):
+def test_a_file_over_2_mb_is_refused_before_it_is_read(loaded_catalog, cast):
     big = b" " * (MAX_UPLOAD_BYTES + 1)
-    response = client_for(people[Role.PLANNER]).post(LIST_URL, {"file": upload(big)})
+    response = cast.browser("planner").post(LIST_URL, {"file": upload(big)})
     assert "at most 2.0" in file_errors(response.content.decode())
     assert not CalibrationProfile.objects.exists()
 
 
-def test_a_device_outside_the_catalog_is_stored_without_factors(loaded_catalog, people):
+def test_a_device_outside_the_catalog_is_stored_without_factors(loaded_catalog, cast):
     mystery = {**PROBE, "device": {"name": "Mystery Accelerator 9000", "memory_gib": 64}}
     profile = calibration_create(probe=mystery)
-    html = client_for(people[Role.VIEWER]).get(profile.get_absolute_url()).content.decode()
+    html = cast.browser("viewer").get(profile.get_absolute_url()).content.decode()
     assert "nothing was derived" in html
     assert "calibration-chart-data" not in html
-    listing = client_for(people[Role.VIEWER]).get(LIST_URL).content.decode()
+    listing = cast.browser("viewer").get(LIST_URL).content.decode()
     assert "no catalog match" in listing

@@ -1,19 +1,17 @@
 """The plans API: who may create and read plans, bad questions answered 400 naming the field,
 saved sites by id, and the candidates paged through under new weights.
 
-Team "Ops" owns the plans (a viewer, a planner and an admin); "Lab" is the outsider. Questions
-rank four accelerators on 8-64 devices, so each plan takes a fraction of a second."""
+Team Alpha's viewer, planner and admin (tests/cast.py) own the plans; the outsider, a planner
+on team Beta, must not see them. Questions rank four accelerators on 8-64 devices, so each
+plan takes a fraction of a second."""
 
 import pytest
-from rest_framework.test import APIClient
 
-from accounts.roles import Role
-from accounts.services import token_create
 from planner.choices import Visibility
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
 from planner.models import Plan
 from planner.plans.services import plan_create
-from tests.factories import RackGroupFactory, SiteFactory, TeamFactory, UserFactory
+from tests.factories import RackGroupFactory, SiteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -34,33 +32,9 @@ ONLY_SOFTWARE = {"memory_capacity": 0, "memory_bandwidth": 0, "interconnect": 0,
 ONLY_SOFTWARE["software"] = 100
 
 
-def api_as(user) -> APIClient:
-    """A client that signs every request with a fresh API token of `user`."""
-    _, key = token_create(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
 @pytest.fixture
-def ops():
-    return TeamFactory(name="Ops", slug="ops")
-
-
-@pytest.fixture
-def people(ops):
-    lab = TeamFactory(name="Lab", slug="lab")
-    return {
-        "viewer": UserFactory(role=Role.VIEWER, team=ops),
-        "planner": UserFactory(role=Role.PLANNER, team=ops),
-        "admin": UserFactory(role=Role.ADMIN, team=ops),
-        "outsider": UserFactory(role=Role.PLANNER, team=lab),
-    }
-
-
-@pytest.fixture
-def plan(loaded_catalog, people, ops):
-    return plan_create(data=QUESTION, user=people["planner"], team=ops)
+def plan(loaded_catalog, cast):
+    return plan_create(data=QUESTION, user=cast.planner, team=cast.team)
 
 
 def candidates_url(plan: Plan) -> str:
@@ -70,39 +44,39 @@ def candidates_url(plan: Plan) -> str:
 # --- who may do what -------------------------------------------------------------------------
 
 
-def test_anonymous_requests_are_401(plan):
-    client = APIClient()
+def test_anonymous_requests_are_401(cast, plan):
+    client = cast.api("anonymous")
     for url in (PLANS, f"{PLANS}{plan.pk}/", candidates_url(plan)):
         assert client.get(url).status_code == 401, url
     assert client.post(PLANS, QUESTION, format="json").status_code == 401
 
 
 @pytest.mark.parametrize("role", ["viewer", "planner", "admin"])
-def test_every_role_of_the_team_reads_plans(role, people, plan):
-    client = api_as(people[role])
+def test_every_role_of_the_team_reads_plans(role, cast, plan):
+    client = cast.api(role)
     listed = client.get(PLANS).json()
     assert [p["id"] for p in listed["results"]] == [plan.pk]
     assert client.get(f"{PLANS}{plan.pk}/").status_code == 200
     assert client.get(candidates_url(plan)).status_code == 200
 
 
-def test_viewer_may_not_create_plans(loaded_catalog, people):
-    response = api_as(people["viewer"]).post(PLANS, QUESTION, format="json")
+def test_viewer_may_not_create_plans(loaded_catalog, cast):
+    response = cast.api("viewer").post(PLANS, QUESTION, format="json")
     assert response.status_code == 403
     assert Plan.objects.count() == 0
 
 
 @pytest.mark.parametrize("role", ["planner", "admin"])
-def test_planners_and_admins_create_plans(role, loaded_catalog, people, ops):
-    response = api_as(people[role]).post(PLANS, QUESTION, format="json")
+def test_planners_and_admins_create_plans(role, loaded_catalog, cast):
+    response = cast.api(role).post(PLANS, QUESTION, format="json")
     assert response.status_code == 201
     plan = Plan.objects.get()
-    assert (plan.team, plan.created_by) == (ops, people[role])
+    assert (plan.team, plan.created_by) == (cast.team, cast[role])
     assert response["Location"] == f"{PLANS}{plan.pk}/"
 
 
-def test_another_teams_plans_are_404(people, plan):
-    client = api_as(people["outsider"])
+def test_another_teams_plans_are_404(cast, plan):
+    client = cast.api("outsider")
     assert client.get(PLANS).json()["results"] == []
     assert client.get(f"{PLANS}{plan.pk}/").status_code == 404
     assert client.get(candidates_url(plan)).status_code == 404
@@ -111,8 +85,8 @@ def test_another_teams_plans_are_404(people, plan):
 # --- creating --------------------------------------------------------------------------------
 
 
-def test_create_answers_the_plan_with_its_first_page(loaded_catalog, people):
-    data = api_as(people["planner"]).post(PLANS, QUESTION, format="json").json()
+def test_create_answers_the_plan_with_its_first_page(loaded_catalog, cast):
+    data = cast.api("planner").post(PLANS, QUESTION, format="json").json()
     plan = Plan.objects.get()
     assert data["id"] == plan.pk
     assert data["name"] == "Llama 3 8B cluster"
@@ -131,12 +105,10 @@ def test_create_answers_the_plan_with_its_first_page(loaded_catalog, people):
     assert data["rejected"] and {"reason", "accelerator"} <= set(data["rejected"][0])
 
 
-def test_create_with_a_saved_site_uses_its_racks_and_currency(loaded_catalog, people, ops):
-    site = SiteFactory(team=ops, currency="CNY")
+def test_create_with_a_saved_site_uses_its_racks_and_currency(loaded_catalog, cast):
+    site = SiteFactory(team=cast.team, currency="CNY")
     RackGroupFactory(site=site, count=4, power_kw=40, cooling_kw=40)
-    response = api_as(people["planner"]).post(
-        PLANS, {**QUESTION, "site_id": site.pk}, format="json"
-    )
+    response = cast.api("planner").post(PLANS, {**QUESTION, "site_id": site.pk}, format="json")
     assert response.status_code == 201
     plan = Plan.objects.get()
     assert plan.site == site
@@ -145,19 +117,17 @@ def test_create_with_a_saved_site_uses_its_racks_and_currency(loaded_catalog, pe
     assert response.json()["site"] == site.pk
 
 
-def test_create_with_a_site_shared_by_another_team(loaded_catalog, people):
+def test_create_with_a_site_shared_by_another_team(loaded_catalog, cast):
     shared = SiteFactory(visibility=Visibility.SHARED)
-    response = api_as(people["planner"]).post(
-        PLANS, {**QUESTION, "site_id": shared.pk}, format="json"
-    )
+    response = cast.api("planner").post(PLANS, {**QUESTION, "site_id": shared.pk}, format="json")
     assert response.status_code == 201
 
 
 @pytest.mark.parametrize("site_id", ["private", "abc", True])
-def test_create_refuses_a_site_it_cannot_see_naming_site_id(site_id, loaded_catalog, people):
+def test_create_refuses_a_site_it_cannot_see_naming_site_id(site_id, loaded_catalog, cast):
     private = SiteFactory()  # another team's, not shared
     value = private.pk if site_id == "private" else site_id
-    response = api_as(people["planner"]).post(PLANS, {**QUESTION, "site_id": value}, format="json")
+    response = cast.api("planner").post(PLANS, {**QUESTION, "site_id": value}, format="json")
     assert response.status_code == 400
     assert list(response.json()) == ["site_id"]
     assert Plan.objects.count() == 0
@@ -178,29 +148,29 @@ def test_create_refuses_a_site_it_cannot_see_naming_site_id(site_id, loaded_cata
         ({"colour": "blue"}, "colour"),
     ],
 )
-def test_bad_questions_are_400_naming_the_field(change, field, loaded_catalog, people):
-    response = api_as(people["planner"]).post(PLANS, {**QUESTION, **change}, format="json")
+def test_bad_questions_are_400_naming_the_field(change, field, loaded_catalog, cast):
+    response = cast.api("planner").post(PLANS, {**QUESTION, **change}, format="json")
     assert response.status_code == 400
     assert list(response.json()) == [field]
     assert Plan.objects.count() == 0
 
 
-def test_a_question_without_a_workload_names_it(loaded_catalog, people):
-    response = api_as(people["planner"]).post(PLANS, {"deadline_days": 3}, format="json")
+def test_a_question_without_a_workload_names_it(loaded_catalog, cast):
+    response = cast.api("planner").post(PLANS, {"deadline_days": 3}, format="json")
     assert response.status_code == 400
     assert list(response.json()) == ["workload"]
 
 
-def test_a_body_that_is_not_an_object_is_400(loaded_catalog, people):
-    response = api_as(people["planner"]).post(PLANS, [1, 2], format="json")
+def test_a_body_that_is_not_an_object_is_400(loaded_catalog, cast):
+    response = cast.api("planner").post(PLANS, [1, 2], format="json")
     assert response.status_code == 400
 
 
 # --- the candidates under new weights --------------------------------------------------------
 
 
-def test_weights_reorder_and_only_software_follows_the_software_score(people, plan):
-    client = api_as(people["viewer"])
+def test_weights_reorder_and_only_software_follows_the_software_score(cast, plan):
+    client = cast.api("viewer")
     page = client.get(candidates_url(plan), {**ONLY_SOFTWARE, "page_size": 200}).json()
     results = page["results"]
     assert page["weights"] == ONLY_SOFTWARE
@@ -210,14 +180,14 @@ def test_weights_reorder_and_only_software_follows_the_software_score(people, pl
     assert [c["overall"] for c in results] == software
 
 
-def test_missing_weights_keep_the_plans_own(people, plan):
-    page = api_as(people["viewer"]).get(candidates_url(plan), {"software": 0}).json()
+def test_missing_weights_keep_the_plans_own(cast, plan):
+    page = cast.api("viewer").get(candidates_url(plan), {"software": 0}).json()
     expected = {k: 100 * v for k, v in DEFAULT_WEIGHTS["train"].items()}
     assert page["weights"] == pytest.approx({**expected, "software": 0})
 
 
-def test_candidate_ids_stay_with_their_build_whatever_the_weights(people, plan):
-    client = api_as(people["viewer"])
+def test_candidate_ids_stay_with_their_build_whatever_the_weights(cast, plan):
+    client = cast.api("viewer")
     default = client.get(candidates_url(plan), {"page_size": 200}).json()["results"]
     reordered = client.get(candidates_url(plan), {**ONLY_SOFTWARE, "page_size": 200}).json()[
         "results"
@@ -226,8 +196,8 @@ def test_candidate_ids_stay_with_their_build_whatever_the_weights(people, plan):
     assert {c["id"]: (c["accelerator"], c["server"], c["count"]) for c in reordered} == key
 
 
-def test_candidates_page_through_with_links(people, plan):
-    client = api_as(people["viewer"])
+def test_candidates_page_through_with_links(cast, plan):
+    client = cast.api("viewer")
     first = client.get(candidates_url(plan), {"page_size": 5, **ONLY_SOFTWARE}).json()
     assert len(first["results"]) == 5
     assert first["previous"] is None
@@ -247,14 +217,14 @@ def test_candidates_page_through_with_links(people, plan):
         ({"page": 0}, "page"),
     ],
 )
-def test_bad_query_values_are_400(query, field, people, plan):
-    response = api_as(people["viewer"]).get(candidates_url(plan), query)
+def test_bad_query_values_are_400(query, field, cast, plan):
+    response = cast.api("viewer").get(candidates_url(plan), query)
     assert response.status_code == 400
     assert list(response.json()) == [field]
 
 
-def test_a_page_past_the_end_is_404(people, plan):
-    response = api_as(people["viewer"]).get(candidates_url(plan), {"page": 999})
+def test_a_page_past_the_end_is_404(cast, plan):
+    response = cast.api("viewer").get(candidates_url(plan), {"page": 999})
     assert response.status_code == 404
 
 

@@ -5,10 +5,7 @@ that changes what the sections show gives another key."""
 import re
 
 import pytest
-from django.test import Client
 
-from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.plans.services import plan_create
 from planner.plans.views import plans as plan_views
 
@@ -30,14 +27,8 @@ ONLY_SOFTWARE = {
 
 
 @pytest.fixture
-def viewer():
-    team = team_get_or_create(name="Alpha")
-    return user_create(username="vera", password="plan-the-racks-42", role=Role.VIEWER, team=team)
-
-
-@pytest.fixture
-def plan(loaded_catalog, viewer):
-    return plan_create(data=QUESTION, user=viewer, team=viewer.profile.team)
+def plan(loaded_catalog, cast):
+    return plan_create(data=QUESTION, user=cast.viewer, team=cast.team)
 
 
 @pytest.fixture
@@ -58,14 +49,8 @@ def unmasked(html: str) -> str:
     return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
 
 
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def test_a_second_view_is_served_from_the_cache_with_the_same_html(viewer, plan, renders):
-    client = client_for(viewer)
+def test_a_second_view_is_served_from_the_cache_with_the_same_html(cast, plan, renders):
+    client = cast.browser("viewer")
     first = client.get(plan.get_absolute_url()).content.decode()
     second = client.get(plan.get_absolute_url()).content.decode()
     assert renders == [plan.pk]
@@ -74,8 +59,8 @@ def test_a_second_view_is_served_from_the_cache_with_the_same_html(viewer, plan,
     assert f"{len(plan.ranking['rejected'])} rejected builds" in second
 
 
-def test_weights_pages_and_htmx_partials_each_have_their_own_entry(viewer, plan, renders):
-    client = client_for(viewer)
+def test_weights_pages_and_htmx_partials_each_have_their_own_entry(cast, plan, renders):
+    client = cast.browser("viewer")
     default = client.get(plan.get_absolute_url()).content.decode()
     software = client.get(plan.get_absolute_url(), ONLY_SOFTWARE).content.decode()
     assert default != software and len(renders) == 2
@@ -86,16 +71,16 @@ def test_weights_pages_and_htmx_partials_each_have_their_own_entry(viewer, plan,
     assert section.lstrip().startswith('<section id="results"') and section in software
 
 
-def test_another_language_is_rendered_in_that_language(viewer, plan, renders):
-    client = client_for(viewer)
+def test_another_language_is_rendered_in_that_language(cast, plan, renders):
+    client = cast.browser("viewer")
     english = client.get(plan.get_absolute_url()).content.decode()
     chinese = client.get(plan.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "Ranking" in english and "排名" in chinese and "排名" not in english
     assert len(renders) == 2
 
 
-def test_a_plan_saved_again_is_rendered_again(viewer, plan, renders):
-    client = client_for(viewer)
+def test_a_plan_saved_again_is_rendered_again(cast, plan, renders):
+    client = cast.browser("viewer")
     client.get(plan.get_absolute_url())
     plan.name = "Cluster 2027"
     plan.save()

@@ -266,26 +266,23 @@ def test_a_saved_site_is_named_in_the_question(loaded_catalog):
     assert excinfo.value.field == "site"
 
 
-def test_a_plan_cannot_read_another_teams_site_by_name(loaded_catalog):
-    from accounts.services import team_get_or_create, user_create
+def test_a_plan_cannot_read_another_teams_site_by_name(loaded_catalog, cast):
     from planner.models import Site
     from planner.plans.services import plan_create
 
     Site.objects.create(
-        team=team_get_or_create(name="Alpha"),
+        team=cast.team,
         name="Secret hall",
         electricity_price_per_kwh=0.6,
         pue=1.4,
     )
-    beta = team_get_or_create(name="Beta")
-    outsider = user_create(username="bo", password="pw-bo-12345", role="planner", team=beta)
     question = {
         "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
         "site": "Secret hall",
         "count": {"max": 8},
     }
     with pytest.raises(RequestError) as excinfo:
-        plan_create(data=question, user=outsider, team=beta)
+        plan_create(data=question, user=cast.outsider, team=cast.other_team)
     assert excinfo.value.field == "site"
 
 

@@ -3,9 +3,9 @@ errors beside the fields, the ranking re-ordered by the weight sliders (a full p
 JavaScript, the results partial for htmx), the charts' data, comparison, exports and the
 printable report.
 
-Alpha's people (a viewer, a planner and an admin) own the workloads and plans; an outsider, a
-planner on team Beta, must not learn they exist. Plans rank four accelerators on 8-64 devices,
-so each takes a fraction of a second."""
+Team Alpha's viewer, planner and admin (tests/cast.py) own the workloads and plans; the
+outsider, a planner on team Beta, must not learn they exist. Plans rank four accelerators on
+8-64 devices, so each takes a fraction of a second."""
 
 import csv
 import io
@@ -14,12 +14,9 @@ import re
 from pathlib import Path
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.engine import RequestError
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
 from planner.messages.answers import localise_rejected, plan_why_none
@@ -34,7 +31,6 @@ from tests.factories import RackGroupFactory, SiteFactory
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-PASSWORD = "plan-the-racks-42"
 ACCELERATORS = ["amd-mi300x", "nvidia-a100-sxm4-80gb", "nvidia-h100-sxm5-80gb", "nvidia-rtx-4090"]
 TRAIN_SPEC = {
     "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11, "seq_len": 4096},
@@ -44,45 +40,23 @@ ONLY_SOFTWARE = {"memory_capacity": 0, "memory_bandwidth": 0, "interconnect": 0,
 ONLY_SOFTWARE["software"] = 100
 
 
-# --- people, places and plans ----------------------------------------------------------------
+# --- places and plans ------------------------------------------------------------------------
 
 
 @pytest.fixture
-def alpha():
-    return team_get_or_create(name="Alpha")
-
-
-@pytest.fixture
-def people(alpha):
-    beta = team_get_or_create(name="Beta")
-    return {
-        "viewer": user_create(username="vera", password=PASSWORD, role=Role.VIEWER, team=alpha),
-        "planner": user_create(username="pat", password=PASSWORD, role=Role.PLANNER, team=alpha),
-        "admin": user_create(username="ada", password=PASSWORD, role=Role.ADMIN, team=alpha),
-        "outsider": user_create(username="oz", password=PASSWORD, role=Role.PLANNER, team=beta),
-    }
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def site(alpha):
-    site = SiteFactory(team=alpha, name="Shanghai DC2", currency="CNY")
+def site(cast):
+    site = SiteFactory(team=cast.team, name="Shanghai DC2", currency="CNY")
     RackGroupFactory(site=site, name="Row A", count=8, power_kw=40, cooling_kw=40)
     return site
 
 
 @pytest.fixture
-def workload(loaded_catalog, alpha, people):
-    return workload_create(name="Llama 3 8B", spec=TRAIN_SPEC, user=people["planner"], team=alpha)
+def workload(loaded_catalog, cast):
+    return workload_create(name="Llama 3 8B", spec=TRAIN_SPEC, user=cast.planner, team=cast.team)
 
 
 @pytest.fixture
-def plan(workload, site, people, alpha):
+def plan(workload, site, cast):
     plan = plan_create(
         data={
             **workload.spec,
@@ -90,8 +64,8 @@ def plan(workload, site, people, alpha):
             "accelerators": ACCELERATORS,
             "count": {"min": 8, "max": 64},
         },
-        user=people["planner"],
-        team=alpha,
+        user=cast.planner,
+        team=cast.team,
         site=site,
     )
     plan.workload = workload
@@ -123,16 +97,16 @@ def csv_rows(response) -> list[dict]:
 # --- who may do what -------------------------------------------------------------------------
 
 
-def test_plan_pages_send_anonymous_visitors_to_sign_in(plan):
+def test_plan_pages_send_anonymous_visitors_to_sign_in(cast, plan):
     for url in (reverse("planner:plan_list"), plan.get_absolute_url(), "/workloads/"):
-        response = Client().get(url)
+        response = cast.browser("anonymous").get(url)
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("accounts:login"))
 
 
 @pytest.mark.parametrize("role", ["viewer", "planner", "admin"])
-def test_every_role_of_the_team_reads_plans_and_workloads(role, people, plan):
-    client = client_for(people[role])
+def test_every_role_of_the_team_reads_plans_and_workloads(role, cast, plan):
+    client = cast.browser(role)
     pk = plan.pk
     for name in (
         "planner:plan_detail",
@@ -145,8 +119,8 @@ def test_every_role_of_the_team_reads_plans_and_workloads(role, people, plan):
     assert client.get(reverse("planner:workload_list")).status_code == 200
 
 
-def test_viewer_may_not_create_or_change_workloads_or_plans(people, workload):
-    client = client_for(people["viewer"])
+def test_viewer_may_not_create_or_change_workloads_or_plans(cast, workload):
+    client = cast.browser("viewer")
     assert client.get(reverse("planner:plan_create")).status_code == 403
     assert client.post(reverse("planner:plan_create"), plan_form(workload)).status_code == 403
     assert client.get(reverse("planner:workload_create", args=["train"])).status_code == 403
@@ -156,24 +130,24 @@ def test_viewer_may_not_create_or_change_workloads_or_plans(people, workload):
     assert Workload.objects.count() == 1
 
 
-def test_viewer_sees_no_write_buttons(people, workload, plan):
-    body = client_for(people["viewer"]).get(reverse("planner:workload_list")).content.decode()
+def test_viewer_sees_no_write_buttons(cast, workload, plan):
+    body = cast.browser("viewer").get(reverse("planner:workload_list")).content.decode()
     assert reverse("planner:workload_edit", args=[workload.pk]) not in body
-    body = client_for(people["viewer"]).get(reverse("planner:plan_list")).content.decode()
+    body = cast.browser("viewer").get(reverse("planner:plan_list")).content.decode()
     assert reverse("planner:plan_create") not in body
 
 
 @pytest.mark.parametrize("role", ["planner", "admin"])
-def test_planners_and_admins_open_the_forms(role, people, workload):
-    client = client_for(people[role])
+def test_planners_and_admins_open_the_forms(role, cast, workload):
+    client = cast.browser(role)
     assert client.get(reverse("planner:plan_create")).status_code == 200
     for kind in ("train", "finetune", "serve"):
         assert client.get(reverse("planner:workload_create", args=[kind])).status_code == 200
     assert client.get(reverse("planner:workload_edit", args=[workload.pk])).status_code == 200
 
 
-def test_another_teams_plans_and_workloads_are_not_found(people, plan, workload):
-    client = client_for(people["outsider"])
+def test_another_teams_plans_and_workloads_are_not_found(cast, plan, workload):
+    client = cast.browser("outsider")
     for name in (
         "planner:plan_detail",
         "planner:plan_compare",
@@ -188,10 +162,8 @@ def test_another_teams_plans_and_workloads_are_not_found(people, plan, workload)
     assert "Llama 3 8B" not in client.get(reverse("planner:workload_list")).content.decode()
 
 
-def test_outsider_cannot_plan_with_another_teams_workload(people, workload):
-    response = client_for(people["outsider"]).post(
-        reverse("planner:plan_create"), plan_form(workload)
-    )
+def test_outsider_cannot_plan_with_another_teams_workload(cast, workload):
+    response = cast.browser("outsider").post(reverse("planner:plan_create"), plan_form(workload))
     assert response.status_code == 200
     assert response.context["form"].has_error("workload")
     assert Plan.objects.count() == 0
@@ -200,10 +172,8 @@ def test_outsider_cannot_plan_with_another_teams_workload(people, workload):
 # --- workloads -------------------------------------------------------------------------------
 
 
-def test_train_workload_keeps_the_estimate_question_and_the_deadline_apart(
-    loaded_catalog, people, alpha
-):
-    client = client_for(people["planner"])
+def test_train_workload_keeps_the_estimate_question_and_the_deadline_apart(loaded_catalog, cast):
+    client = cast.browser("planner")
     response = client.post(
         reverse("planner:workload_create", args=["train"]),
         {
@@ -218,7 +188,7 @@ def test_train_workload_keeps_the_estimate_question_and_the_deadline_apart(
     )
     assert response.status_code == 302
     workload = Workload.objects.get(name="Llama 3 70B pre-training")
-    assert workload.team == alpha
+    assert workload.team == cast.team
     assert workload.spec == {
         "workload": {
             "task": "train",
@@ -231,8 +201,8 @@ def test_train_workload_keeps_the_estimate_question_and_the_deadline_apart(
     }
 
 
-def test_serve_workload_puts_rate_and_latency_targets_at_the_top(loaded_catalog, people):
-    response = client_for(people["planner"]).post(
+def test_serve_workload_puts_rate_and_latency_targets_at_the_top(loaded_catalog, cast):
+    response = cast.browser("planner").post(
         reverse("planner:workload_create", args=["serve"]),
         {
             "name": "Chat",
@@ -257,8 +227,8 @@ def test_serve_workload_puts_rate_and_latency_targets_at_the_top(loaded_catalog,
     assert (spec["target_rps"], spec["ttft_ms"], spec["tpot_ms"]) == (20, 500, 50)
 
 
-def test_finetune_workload_keeps_its_method(loaded_catalog, people):
-    client_for(people["planner"]).post(
+def test_finetune_workload_keeps_its_method(loaded_catalog, cast):
+    cast.browser("planner").post(
         reverse("planner:workload_create", args=["finetune"]),
         {
             "name": "QLoRA",
@@ -272,8 +242,8 @@ def test_finetune_workload_keeps_its_method(loaded_catalog, people):
     assert spec == {"workload": {"task": "finetune", "model": "meta-llama-3-8b", "method": "qlora"}}
 
 
-def test_workload_name_is_unique_within_the_team(people, workload):
-    response = client_for(people["planner"]).post(
+def test_workload_name_is_unique_within_the_team(cast, workload):
+    response = cast.browser("planner").post(
         reverse("planner:workload_create", args=["finetune"]),
         {"name": "Llama 3 8B", "model": "meta-llama-3-8b", "method": "lora"},
     )
@@ -281,8 +251,8 @@ def test_workload_name_is_unique_within_the_team(people, workload):
     assert response.context["form"].has_error("name")
 
 
-def test_edit_form_shows_the_saved_workload_and_saves_changes(people, workload):
-    client = client_for(people["planner"])
+def test_edit_form_shows_the_saved_workload_and_saves_changes(cast, workload):
+    client = cast.browser("planner")
     url = reverse("planner:workload_edit", args=[workload.pk])
     form = client.get(url).context["form"]
     assert form["tokens"].value() == "1e+11"
@@ -305,8 +275,8 @@ def test_edit_form_shows_the_saved_workload_and_saves_changes(people, workload):
     assert "deadline_days" not in workload.spec
 
 
-def test_copy_makes_an_editable_duplicate(people, workload):
-    client = client_for(people["planner"])
+def test_copy_makes_an_editable_duplicate(cast, workload):
+    client = cast.browser("planner")
     response = client.post(reverse("planner:workload_copy", args=[workload.pk]))
     copy = Workload.objects.exclude(pk=workload.pk).get()
     assert response["Location"] == reverse("planner:workload_edit", args=[copy.pk])
@@ -319,8 +289,8 @@ def test_copy_makes_an_editable_duplicate(people, workload):
 # --- the plan form ---------------------------------------------------------------------------
 
 
-def test_plan_form_builds_the_question_and_ranks(people, workload, site):
-    response = client_for(people["planner"]).post(
+def test_plan_form_builds_the_question_and_ranks(cast, workload, site):
+    response = cast.browser("planner").post(
         reverse("planner:plan_create"),
         plan_form(workload, site, capex="9e7", vendors=["NVIDIA"], stacks=["cuda"]),
     )
@@ -343,19 +313,19 @@ def test_plan_form_builds_the_question_and_ranks(people, workload, site):
     assert plan.ranking["candidates"]
 
 
-def test_plan_form_rejects_a_count_range_upside_down(people, workload):
-    response = client_for(people["planner"]).post(
+def test_plan_form_rejects_a_count_range_upside_down(cast, workload):
+    response = cast.browser("planner").post(
         reverse("planner:plan_create"), plan_form(workload, count_min="64", count_max="8")
     )
     assert response.context["form"].has_error("count_max")
     assert Plan.objects.count() == 0
 
 
-def test_engine_error_about_the_workload_shows_beside_the_workload(people, alpha, loaded_catalog):
+def test_engine_error_about_the_workload_shows_beside_the_workload(cast, loaded_catalog):
     stale = Workload.objects.create(
-        name="Gone", team=alpha, spec={"workload": {"task": "train", "model": "no-such-model"}}
+        name="Gone", team=cast.team, spec={"workload": {"task": "train", "model": "no-such-model"}}
     )
-    response = client_for(people["planner"]).post(reverse("planner:plan_create"), plan_form(stale))
+    response = cast.browser("planner").post(reverse("planner:plan_create"), plan_form(stale))
     assert response.status_code == 200
     errors = response.context["form"].errors["workload"]
     assert any("no-such-model" in error for error in errors)
@@ -367,14 +337,12 @@ def test_engine_error_about_the_workload_shows_beside_the_workload(people, alpha
     ("path", "field"),
     [("budget.capex", "capex"), ("count.max", "count_max"), ("years", "years"), ("foo", None)],
 )
-def test_engine_errors_land_beside_the_field_they_name(path, field, people, workload, monkeypatch):
+def test_engine_errors_land_beside_the_field_they_name(path, field, cast, workload, monkeypatch):
     def refuse(**kwargs):
         raise RequestError(path, "is wrong here")
 
     monkeypatch.setattr(plan_views, "plan_create", refuse)
-    response = client_for(people["planner"]).post(
-        reverse("planner:plan_create"), plan_form(workload)
-    )
+    response = cast.browser("planner").post(reverse("planner:plan_create"), plan_form(workload))
     assert response.status_code == 200
     form = response.context["form"]
     if field is None:
@@ -387,8 +355,8 @@ def test_engine_errors_land_beside_the_field_they_name(path, field, people, work
 # --- the plan page ---------------------------------------------------------------------------
 
 
-def test_plan_page_shows_the_ranking_with_default_weights(people, plan):
-    response = client_for(people["viewer"]).get(plan.get_absolute_url())
+def test_plan_page_shows_the_ranking_with_default_weights(cast, plan):
+    response = cast.browser("viewer").get(plan.get_absolute_url())
     body = response.content.decode()
     assert response.status_code == 200
     for name, share in DEFAULT_WEIGHTS["train"].items():
@@ -403,8 +371,8 @@ def test_plan_page_shows_the_ranking_with_default_weights(people, plan):
     assert "js/plan-charts.js" in body and "vendor/chart-4.6.1.umd.min.js" in body
 
 
-def test_htmx_gets_only_the_results_partial(people, plan):
-    response = client_for(people["viewer"]).get(
+def test_htmx_gets_only_the_results_partial(cast, plan):
+    response = cast.browser("viewer").get(
         plan.get_absolute_url(), {**ONLY_SOFTWARE, "page": 1}, **HTMX
     )
     body = response.content.decode()
@@ -414,8 +382,8 @@ def test_htmx_gets_only_the_results_partial(people, plan):
     assert "HX-Request" in response["Vary"]
 
 
-def test_weights_reorder_and_a_zero_weight_leaves_a_dimension_out(people, plan):
-    response = client_for(people["viewer"]).get(
+def test_weights_reorder_and_a_zero_weight_leaves_a_dimension_out(cast, plan):
+    response = cast.browser("viewer").get(
         reverse("planner:plan_export_csv", args=[plan.pk]), ONLY_SOFTWARE
     )
     rows = csv_rows(response)
@@ -425,7 +393,7 @@ def test_weights_reorder_and_a_zero_weight_leaves_a_dimension_out(people, plan):
     assert all(float(r["overall"]) == float(r["software"]) for r in rows)
     only_bandwidth = {**ONLY_SOFTWARE, "software": 0, "memory_bandwidth": 100}
     rows = csv_rows(
-        client_for(people["viewer"]).get(
+        cast.browser("viewer").get(
             reverse("planner:plan_export_csv", args=[plan.pk]), only_bandwidth
         )
     )
@@ -433,16 +401,16 @@ def test_weights_reorder_and_a_zero_weight_leaves_a_dimension_out(people, plan):
     assert bandwidth == sorted(bandwidth, reverse=True)
 
 
-def test_page_without_javascript_reranks_with_the_submitted_weights(people, plan):
-    response = client_for(people["viewer"]).get(plan.get_absolute_url(), ONLY_SOFTWARE)
+def test_page_without_javascript_reranks_with_the_submitted_weights(cast, plan):
+    response = cast.browser("viewer").get(plan.get_absolute_url(), ONLY_SOFTWARE)
     assert response.context["weights"]["software"] == 100
     assert 'type="range" name="software" value="100"' in response.content.decode()
     ranked = response.context["candidates"]
     assert [c["overall"] for c in ranked] == [c["scores"]["software"] for c in ranked]
 
 
-def test_bad_weights_fall_back_to_the_defaults_with_a_message(people, plan):
-    response = client_for(people["viewer"]).get(
+def test_bad_weights_fall_back_to_the_defaults_with_a_message(cast, plan):
+    response = cast.browser("viewer").get(
         plan.get_absolute_url(), {**ONLY_SOFTWARE, "software": "150"}
     )
     assert response.status_code == 200
@@ -450,10 +418,10 @@ def test_bad_weights_fall_back_to_the_defaults_with_a_message(people, plan):
     assert "the defaults are used instead" in response.content.decode()
 
 
-def test_ranking_is_paginated_25_per_page_keeping_the_weights(people, plan):
+def test_ranking_is_paginated_25_per_page_keeping_the_weights(cast, plan):
     viable = len(plan.ranking["candidates"])
     assert viable > PAGE_SIZE, "the test plan should fill more than one page"
-    client = client_for(people["viewer"])
+    client = cast.browser("viewer")
     first = client.get(plan.get_absolute_url(), ONLY_SOFTWARE)
     assert len(first.context["rows"]) == PAGE_SIZE
     assert "software=100&page=2" in first.content.decode()
@@ -461,15 +429,15 @@ def test_ranking_is_paginated_25_per_page_keeping_the_weights(people, plan):
     assert [r["rank"] for r in second.context["rows"]] == list(range(PAGE_SIZE + 1, viable + 1))
 
 
-def test_rejected_builds_are_listed_apart_with_their_reason(people, plan):
-    body = client_for(people["viewer"]).get(plan.get_absolute_url()).content.decode()
+def test_rejected_builds_are_listed_apart_with_their_reason(cast, plan):
+    body = cast.browser("viewer").get(plan.get_absolute_url()).content.decode()
     rejected = plan.ranking["rejected"]
     assert rejected
     assert f"{len(rejected)} rejected builds" in body
     assert escape(localise_rejected(rejected[0])["reason"]) in body
 
 
-def test_why_none_shows_when_no_build_is_viable(people, workload, alpha):
+def test_why_none_shows_when_no_build_is_viable(cast, workload):
     plan = plan_create(
         data={
             **workload.spec,
@@ -477,16 +445,16 @@ def test_why_none_shows_when_no_build_is_viable(people, workload, alpha):
             "accelerators": ACCELERATORS[:1],
             "count": {"min": 8, "max": 16},
         },
-        user=people["planner"],
-        team=alpha,
+        user=cast.planner,
+        team=cast.team,
     )
-    body = client_for(people["viewer"]).get(plan.get_absolute_url()).content.decode()
+    body = cast.browser("viewer").get(plan.get_absolute_url()).content.decode()
     assert "No build meets every constraint." in body
     assert escape(plan_why_none(plan.ranking)) in body
 
 
-def test_chart_data_marks_the_pareto_front(people, plan):
-    response = client_for(people["viewer"]).get(plan.get_absolute_url())
+def test_chart_data_marks_the_pareto_front(cast, plan):
+    response = cast.browser("viewer").get(plan.get_absolute_url())
     charts = response.context["charts"]
     assert len(charts["scores"]) == 5
     assert charts["scores"][0]["data"] == [
@@ -519,8 +487,8 @@ def test_pareto_front_prefers_less_time_and_less_money():
 # --- compare, exports, report ----------------------------------------------------------------
 
 
-def test_compare_shows_two_to_four_builds_side_by_side(people, plan):
-    client = client_for(people["viewer"])
+def test_compare_shows_two_to_four_builds_side_by_side(cast, plan):
+    client = cast.browser("viewer")
     url = reverse("planner:plan_compare", args=[plan.pk])
     response = client.get(url, {"c": [0, 1, 2]})
     assert response.status_code == 200
@@ -530,8 +498,8 @@ def test_compare_shows_two_to_four_builds_side_by_side(people, plan):
     assert client.get(url, {"c": [0, 1, 2, 3, 4]}).status_code == 400
 
 
-def test_csv_export_has_every_viable_build_under_the_weights(people, plan):
-    response = client_for(people["viewer"]).get(reverse("planner:plan_export_csv", args=[plan.pk]))
+def test_csv_export_has_every_viable_build_under_the_weights(cast, plan):
+    response = cast.browser("viewer").get(reverse("planner:plan_export_csv", args=[plan.pk]))
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
     assert f"cluster-2026-{plan.pk}-ranking.csv" in response["Content-Disposition"]
@@ -550,8 +518,8 @@ def test_csv_export_has_every_viable_build_under_the_weights(people, plan):
     assert rows[0]["software_reason"] == render(first["reasons"]["software"])
 
 
-def test_json_export_carries_the_question_weights_and_candidates(people, plan):
-    response = client_for(people["viewer"]).get(
+def test_json_export_carries_the_question_weights_and_candidates(cast, plan):
+    response = cast.browser("viewer").get(
         reverse("planner:plan_export_json", args=[plan.pk]), ONLY_SOFTWARE
     )
     data = json.loads(response.content)
@@ -565,8 +533,8 @@ def test_json_export_carries_the_question_weights_and_candidates(people, plan):
     assert software == sorted(software, reverse=True)
 
 
-def test_printable_report_has_the_question_and_the_top_builds(people, plan):
-    response = client_for(people["viewer"]).get(reverse("planner:plan_report", args=[plan.pk]))
+def test_printable_report_has_the_question_and_the_top_builds(cast, plan):
+    response = cast.browser("viewer").get(reverse("planner:plan_report", args=[plan.pk]))
     body = response.content.decode()
     assert response.status_code == 200
     assert "Hardware plan: Cluster 2026" in body

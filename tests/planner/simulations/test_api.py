@@ -5,14 +5,11 @@ named by field; a broker that is down. Nothing reaches a real broker: `_publish`
 import copy
 
 import pytest
-from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from accounts.services import token_create
 from planner.choices import SimulationStatus
 from planner.models import Simulation
 from planner.simulations import services as simulations
-from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -57,15 +54,6 @@ ROW_FIELDS = {
 }
 
 
-def api_as(user=None) -> APIClient:
-    """A client signing its requests with a fresh API token of `user`; anonymous without one."""
-    client = APIClient()
-    if user is not None:
-        _, key = token_create(user=user, name="tests")
-        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
 def detail_url(simulation_id: int) -> str:
     return f"{SIMULATIONS}{simulation_id}/"
 
@@ -79,21 +67,16 @@ def published(monkeypatch) -> list[int]:
 
 
 @pytest.fixture
-def people() -> dict:
-    return {role: UserFactory(role=role) for role in Role.values}
-
-
-@pytest.fixture
-def queued(loaded_catalog, published, people) -> Simulation:
-    simulation, _ = simulations.simulation_start(data=TRAINING, user=people[Role.PLANNER])
+def queued(loaded_catalog, published, cast) -> Simulation:
+    simulation, _ = simulations.simulation_start(data=TRAINING, user=cast.planner)
     return simulation
 
 
 # --- who may do what -------------------------------------------------------------------------
 
 
-def test_anonymous_callers_get_401_on_every_method(queued):
-    client = api_as(None)
+def test_anonymous_callers_get_401_on_every_method(cast, queued):
+    client = cast.api("anonymous")
     answers = [
         client.get(SIMULATIONS),
         client.post(SIMULATIONS, SERVING, format="json"),
@@ -104,8 +87,8 @@ def test_anonymous_callers_get_401_on_every_method(queued):
     assert answers[0].has_header("WWW-Authenticate")
 
 
-def test_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(queued, people):
-    client = api_as(people[Role.VIEWER])
+def test_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(queued, cast):
+    client = cast.api("viewer")
     assert client.get(SIMULATIONS).status_code == 200
     assert client.get(detail_url(queued.pk)).status_code == 200
     assert client.post(SIMULATIONS, SERVING, format="json").status_code == 403
@@ -119,9 +102,9 @@ def test_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(queued, peo
     [(Role.VIEWER, 403), (Role.FACILITY, 403), (Role.PLANNER, 202), (Role.ADMIN, 202)],
 )
 def test_only_planners_and_admins_start_simulations(
-    loaded_catalog, published, people, role, expected
+    loaded_catalog, published, cast, role, expected
 ):
-    answer = api_as(people[role]).post(SIMULATIONS, SERVING, format="json")
+    answer = cast.api(role).post(SIMULATIONS, SERVING, format="json")
     assert answer.status_code == expected
     assert len(published) == (1 if expected == 202 else 0)
 
@@ -130,9 +113,9 @@ def test_only_planners_and_admins_start_simulations(
 
 
 def test_planner_queues_a_simulation_with_202_and_a_location_to_poll(
-    loaded_catalog, published, people
+    loaded_catalog, published, cast
 ):
-    answer = api_as(people[Role.PLANNER]).post(SIMULATIONS, TRAINING, format="json")
+    answer = cast.api("planner").post(SIMULATIONS, TRAINING, format="json")
     assert answer.status_code == 202
     row = answer.json()
     assert answer["Location"] == f"/api/v1/simulations/{row['id']}/"
@@ -142,11 +125,11 @@ def test_planner_queues_a_simulation_with_202_and_a_location_to_poll(
     assert row["inputs"] == TRAINING
     assert row["result"] is None
     assert published == [row["id"]]
-    assert Simulation.objects.get(pk=row["id"]).created_by == people[Role.PLANNER]
+    assert Simulation.objects.get(pk=row["id"]).created_by == cast.planner
 
 
-def test_the_same_question_again_returns_the_same_row_with_200(loaded_catalog, published, people):
-    client = api_as(people[Role.PLANNER])
+def test_the_same_question_again_returns_the_same_row_with_200(loaded_catalog, published, cast):
+    client = cast.api("planner")
     first = client.post(SIMULATIONS, SERVING, format="json")
     # The same question with its keys in another order hashes the same.
     again = client.post(SIMULATIONS, dict(reversed(list(SERVING.items()))), format="json")
@@ -156,8 +139,8 @@ def test_the_same_question_again_returns_the_same_row_with_200(loaded_catalog, p
     assert len(published) == 1  # asked twice, queued once
 
 
-def test_a_question_that_failed_is_queued_again_with_202(loaded_catalog, published, people):
-    client = api_as(people[Role.PLANNER])
+def test_a_question_that_failed_is_queued_again_with_202(loaded_catalog, published, cast):
+    client = cast.api("planner")
     first = client.post(SIMULATIONS, SERVING, format="json").json()
     Simulation.objects.filter(pk=first["id"]).update(status=SimulationStatus.FAILED, error="boom")
     again = client.post(SIMULATIONS, SERVING, format="json")
@@ -180,8 +163,8 @@ def test_a_question_that_failed_is_queued_again_with_202(loaded_catalog, publish
         ([1, 2, 3], "request"),
     ],
 )
-def test_bad_input_is_400_naming_the_field(loaded_catalog, published, people, question, field):
-    answer = api_as(people[Role.PLANNER]).post(SIMULATIONS, question, format="json")
+def test_bad_input_is_400_naming_the_field(loaded_catalog, published, cast, question, field):
+    answer = cast.api("planner").post(SIMULATIONS, question, format="json")
     assert answer.status_code == 400
     body = answer.json()
     assert list(body) == [field]
@@ -191,12 +174,12 @@ def test_bad_input_is_400_naming_the_field(loaded_catalog, published, people, qu
     assert published == []
 
 
-def test_a_broker_that_is_down_is_503_and_the_row_says_failed(loaded_catalog, people, monkeypatch):
+def test_a_broker_that_is_down_is_503_and_the_row_says_failed(loaded_catalog, cast, monkeypatch):
     def refuse(simulation):
         raise OSError("Connection refused")
 
     monkeypatch.setattr(simulations, "_publish", refuse)
-    answer = api_as(people[Role.PLANNER]).post(SIMULATIONS, TRAINING, format="json")
+    answer = cast.api("planner").post(SIMULATIONS, TRAINING, format="json")
     assert answer.status_code == 503
     assert answer.json()["detail"]
     assert answer["Retry-After"].isdigit()
@@ -208,27 +191,27 @@ def test_a_broker_that_is_down_is_503_and_the_row_says_failed(loaded_catalog, pe
 # --- reading ---------------------------------------------------------------------------------
 
 
-def test_a_row_reads_back_with_all_its_fields(queued, people):
-    answer = api_as(people[Role.VIEWER]).get(detail_url(queued.pk))
+def test_a_row_reads_back_with_all_its_fields(queued, cast):
+    answer = cast.api("viewer").get(detail_url(queued.pk))
     assert answer.status_code == 200
     assert set(answer.json()) == ROW_FIELDS
     assert answer.json()["id"] == queued.pk
 
 
-def test_an_unknown_simulation_is_404(queued, people):
-    client = api_as(people[Role.PLANNER])
+def test_an_unknown_simulation_is_404(queued, cast):
+    client = cast.api("planner")
     assert client.get(detail_url(queued.pk + 1000)).status_code == 404
     assert client.delete(detail_url(queued.pk + 1000)).status_code == 404
 
 
-def test_the_list_is_paginated_and_filters_by_kind_and_status(loaded_catalog, published, people):
-    planner = people[Role.PLANNER]
+def test_the_list_is_paginated_and_filters_by_kind_and_status(loaded_catalog, published, cast):
+    planner = cast.planner
     training, _ = simulations.simulation_start(data=TRAINING, user=planner)
     serving, _ = simulations.simulation_start(data=SERVING, user=planner)
     other = copy.deepcopy(SERVING) | {"rate_per_s": 7}
     done, _ = simulations.simulation_start(data=other, user=planner)
     Simulation.objects.filter(pk=done.pk).update(status=SimulationStatus.CANCELLED)
-    client = api_as(people[Role.VIEWER])
+    client = cast.api("viewer")
 
     everything = client.get(SIMULATIONS).json()
     assert everything["count"] == 3
@@ -247,8 +230,8 @@ def test_the_list_is_paginated_and_filters_by_kind_and_status(loaded_catalog, pu
 # --- cancelling ------------------------------------------------------------------------------
 
 
-def test_planner_cancels_a_queued_simulation_with_202(queued, people):
-    answer = api_as(people[Role.PLANNER]).delete(detail_url(queued.pk))
+def test_planner_cancels_a_queued_simulation_with_202(queued, cast):
+    answer = cast.api("planner").delete(detail_url(queued.pk))
     assert answer.status_code == 202
     assert answer.json()["status"] == "cancelled"
     assert answer.json()["finished_at"]
@@ -256,8 +239,8 @@ def test_planner_cancels_a_queued_simulation_with_202(queued, people):
     assert queued.status == SimulationStatus.CANCELLED
 
 
-def test_cancelling_a_finished_simulation_is_409(queued, people):
-    client = api_as(people[Role.ADMIN])
+def test_cancelling_a_finished_simulation_is_409(queued, cast):
+    client = cast.api("admin")
     assert client.delete(detail_url(queued.pk)).status_code == 202
     again = client.delete(detail_url(queued.pk))
     assert again.status_code == 409

@@ -8,18 +8,15 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.roles import Role
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
 from planner.engine.simulate.question import inputs_hash
 from planner.models import Simulation
 from planner.simulations import services as simulations
 from planner.simulations.forms import ServingSimulationForm, TrainingSimulationForm
-from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -81,12 +78,6 @@ SERVING_FORM = {
 }
 
 
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def detail_url(simulation: Simulation) -> str:
     return reverse("planner:simulation_detail", kwargs={"pk": simulation.pk})
 
@@ -103,11 +94,6 @@ def published(monkeypatch) -> list[int]:
     sent: list[int] = []
     monkeypatch.setattr(simulations, "_publish", lambda simulation: sent.append(simulation.pk))
     return sent
-
-
-@pytest.fixture
-def people() -> dict:
-    return {role: UserFactory(role=role) for role in (Role.VIEWER, Role.PLANNER, Role.ADMIN)}
 
 
 def finished(data: dict, **fields) -> Simulation:
@@ -130,8 +116,8 @@ def finished(data: dict, **fields) -> Simulation:
 
 
 @pytest.fixture
-def running(loaded_catalog, published, people) -> Simulation:
-    simulation, _ = simulations.simulation_start(data=TRAINING, user=people[Role.PLANNER])
+def running(loaded_catalog, published, cast) -> Simulation:
+    simulation, _ = simulations.simulation_start(data=TRAINING, user=cast.planner)
     Simulation.objects.filter(pk=simulation.pk).update(
         status=SimulationStatus.RUNNING,
         progress=0.4,
@@ -145,15 +131,15 @@ def running(loaded_catalog, published, people) -> Simulation:
 # --- access ----------------------------------------------------------------------------------
 
 
-def test_anonymous_visitors_are_sent_to_sign_in(running):
+def test_anonymous_visitors_are_sent_to_sign_in(cast, running):
     for url in (reverse("planner:simulation_list"), detail_url(running)):
-        answer = Client().get(url)
+        answer = cast.browser("anonymous").get(url)
         assert answer.status_code == 302
         assert reverse("accounts:login") in answer["Location"]
 
 
-def test_a_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(running, people):
-    client = client_for(people[Role.VIEWER])
+def test_a_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(running, cast):
+    client = cast.browser("viewer")
     listing = client.get(reverse("planner:simulation_list"))
     assert listing.status_code == 200
     assert detail_url(running) in listing.content.decode()
@@ -167,24 +153,24 @@ def test_a_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(running, 
     assert running.status == SimulationStatus.RUNNING
 
 
-def test_a_planner_sees_both_new_simulation_buttons(loaded_catalog, people):
-    page = client_for(people[Role.PLANNER]).get(reverse("planner:simulation_list"))
+def test_a_planner_sees_both_new_simulation_buttons(loaded_catalog, cast):
+    page = cast.browser("planner").get(reverse("planner:simulation_list"))
     html = page.content.decode()
     assert reverse("planner:simulation_create", args=["training"]) in html
     assert reverse("planner:simulation_create", args=["serving"]) in html
 
 
-def test_an_unknown_kind_of_simulation_is_404(loaded_catalog, people):
-    page = client_for(people[Role.PLANNER]).get("/simulations/new/weather/")
+def test_an_unknown_kind_of_simulation_is_404(loaded_catalog, cast):
+    page = cast.browser("planner").get("/simulations/new/weather/")
     assert page.status_code == 404
 
 
 # --- the list --------------------------------------------------------------------------------
 
 
-def test_the_list_filters_by_status_and_answers_htmx_with_the_results_alone(running, people):
+def test_the_list_filters_by_status_and_answers_htmx_with_the_results_alone(running, cast):
     done = finished(SERVING)
-    client = client_for(people[Role.VIEWER])
+    client = cast.browser("viewer")
     html = client.get(reverse("planner:simulation_list")).content.decode()
     assert "<html" in html and detail_url(running) in html and detail_url(done) in html
     assert "meta-llama-3-8b" in html
@@ -200,9 +186,9 @@ def test_the_list_filters_by_status_and_answers_htmx_with_the_results_alone(runn
 
 
 def test_the_training_form_queues_its_question_and_redirects_to_the_row(
-    loaded_catalog, published, people
+    loaded_catalog, published, cast
 ):
-    answer = client_for(people[Role.PLANNER]).post(
+    answer = cast.browser("planner").post(
         reverse("planner:simulation_create", args=["training"]), TRAINING_FORM
     )
     simulation = Simulation.objects.get()
@@ -210,7 +196,7 @@ def test_the_training_form_queues_its_question_and_redirects_to_the_row(
     assert answer["Location"] == detail_url(simulation)
     assert published == [simulation.pk]
     assert simulation.kind == SimulationKind.TRAINING
-    assert simulation.created_by == people[Role.PLANNER]
+    assert simulation.created_by == cast.planner
     # Blank fields are left out, so the engine's defaults apply; minutes become seconds.
     assert simulation.inputs == {
         "kind": "training",
@@ -229,10 +215,10 @@ def test_the_training_form_queues_its_question_and_redirects_to_the_row(
 
 
 def test_the_serving_form_builds_length_distributions_and_the_replica_search(
-    loaded_catalog, published, people
+    loaded_catalog, published, cast
 ):
     form = {**SERVING_FORM, "target_rate": "12"}
-    answer = client_for(people[Role.ADMIN]).post(
+    answer = cast.browser("admin").post(
         reverse("planner:simulation_create", args=["serving"]), form
     )
     assert answer.status_code == 302
@@ -244,10 +230,8 @@ def test_the_serving_form_builds_length_distributions_and_the_replica_search(
     assert inputs["ttft_slo_ms"] == 500.0 and "tpot_slo_ms" not in inputs
 
 
-def test_asking_the_same_question_on_the_form_opens_the_first_run(
-    loaded_catalog, published, people
-):
-    client = client_for(people[Role.PLANNER])
+def test_asking_the_same_question_on_the_form_opens_the_first_run(loaded_catalog, published, cast):
+    client = cast.browser("planner")
     url = reverse("planner:simulation_create", args=["training"])
     first = client.post(url, TRAINING_FORM)
     again = client.post(url, TRAINING_FORM, follow=True)
@@ -256,8 +240,8 @@ def test_asking_the_same_question_on_the_form_opens_the_first_run(
     assert "already asked" in again.content.decode()
 
 
-def test_form_errors_sit_beside_their_fields(loaded_catalog, published, people):
-    client = client_for(people[Role.PLANNER])
+def test_form_errors_sit_beside_their_fields(loaded_catalog, published, cast):
+    client = cast.browser("planner")
     url = reverse("planner:simulation_create", args=["training"])
     answer = client.post(url, {**TRAINING_FORM, "count": "0", "trials": "5"})
     html = answer.content.decode()
@@ -267,8 +251,8 @@ def test_form_errors_sit_beside_their_fields(loaded_catalog, published, people):
     assert not Simulation.objects.exists()
 
 
-def test_engine_errors_sit_beside_the_field_they_name(loaded_catalog, published, people):
-    client = client_for(people[Role.PLANNER])
+def test_engine_errors_sit_beside_the_field_they_name(loaded_catalog, published, cast):
+    client = cast.browser("planner")
     url = reverse("planner:simulation_create", args=["serving"])
     # A uniform prompt without its highest length: the engine names prompt.hi.
     no_hi = client.post(url, {**SERVING_FORM, "prompt_hi": ""}).content.decode()
@@ -300,13 +284,13 @@ def test_engine_error_paths_map_to_form_fields(loaded_catalog, form_class, path,
 
 
 def test_a_queue_that_is_down_is_reported_above_the_form_with_503(
-    loaded_catalog, people, monkeypatch
+    loaded_catalog, cast, monkeypatch
 ):
     def refuse(simulation):
         raise OSError("Connection refused")
 
     monkeypatch.setattr(simulations, "_publish", refuse)
-    answer = client_for(people[Role.PLANNER]).post(
+    answer = cast.browser("planner").post(
         reverse("planner:simulation_create", args=["training"]), TRAINING_FORM
     )
     assert answer.status_code == 503
@@ -316,8 +300,8 @@ def test_a_queue_that_is_down_is_reported_above_the_form_with_503(
 # --- progress --------------------------------------------------------------------------------
 
 
-def test_a_running_row_shows_a_progress_partial_that_polls_itself(running, people):
-    page = client_for(people[Role.PLANNER]).get(detail_url(running))
+def test_a_running_row_shows_a_progress_partial_that_polls_itself(running, cast):
+    page = cast.browser("planner").get(detail_url(running))
     html = page.content.decode()
     assert page["Cache-Control"] and "no-cache" in page["Cache-Control"]
     assert 'id="simulation-progress"' in html
@@ -329,8 +313,8 @@ def test_a_running_row_shows_a_progress_partial_that_polls_itself(running, peopl
     assert 'id="simulation-result"' not in html
 
 
-def test_the_progress_partial_of_a_running_row_has_elapsed_time_and_attempts(running, people):
-    partial = client_for(people[Role.VIEWER]).get(detail_url(running), **HTMX)
+def test_the_progress_partial_of_a_running_row_has_elapsed_time_and_attempts(running, cast):
+    partial = cast.browser("viewer").get(detail_url(running), **HTMX)
     html = partial.content.decode()
     assert "<html" not in html
     assert 'hx-trigger="every 1s"' in html
@@ -343,10 +327,10 @@ def test_the_progress_partial_of_a_running_row_has_elapsed_time_and_attempts(run
 
 
 def test_the_progress_partial_of_a_finished_row_stops_polling_and_delivers_the_result(
-    loaded_catalog, people
+    loaded_catalog, cast
 ):
     simulation = finished(TRAINING)
-    partial = client_for(people[Role.VIEWER]).get(detail_url(simulation), **HTMX)
+    partial = cast.browser("viewer").get(detail_url(simulation), **HTMX)
     html = partial.content.decode()
     assert "every 1s" not in html
     assert '<div id="simulation-progress" hidden></div>' in html
@@ -366,9 +350,9 @@ def embedded_result(html: str) -> dict:
     return json.loads(match.group(1))
 
 
-def test_a_finished_training_row_shows_its_tables_charts_and_data(loaded_catalog, people):
+def test_a_finished_training_row_shows_its_tables_charts_and_data(loaded_catalog, cast):
     simulation = finished(TRAINING)
-    page = client_for(people[Role.VIEWER]).get(detail_url(simulation))
+    page = cast.browser("viewer").get(detail_url(simulation))
     html = page.content.decode()
     assert page.status_code == 200
     assert 'id="simulation-progress"' not in html
@@ -391,9 +375,9 @@ def test_a_finished_training_row_shows_its_tables_charts_and_data(loaded_catalog
     assert f'<th scope="row">p50</th><td class="num">{p50}</td>' in html
 
 
-def test_a_finished_serving_row_shows_latencies_slos_and_the_replica_search(loaded_catalog, people):
+def test_a_finished_serving_row_shows_latencies_slos_and_the_replica_search(loaded_catalog, cast):
     simulation = finished(SERVING)
-    html = client_for(people[Role.VIEWER]).get(detail_url(simulation)).content.decode()
+    html = cast.browser("viewer").get(detail_url(simulation)).content.decode()
     for text in (
         "Latency (ms)",
         "Time to first token, TTFT",
@@ -410,7 +394,7 @@ def test_a_finished_serving_row_shows_latencies_slos_and_the_replica_search(load
     assert result == simulation.result
 
 
-def test_a_failed_row_shows_its_error(loaded_catalog, people):
+def test_a_failed_row_shows_its_error(loaded_catalog, cast):
     simulation = Simulation.objects.create(
         kind=SimulationKind.SERVING,
         inputs=SERVING,
@@ -420,7 +404,7 @@ def test_a_failed_row_shows_its_error(loaded_catalog, people):
         model_version=MODEL_VERSION,
         finished_at=timezone.now(),
     )
-    html = client_for(people[Role.VIEWER]).get(detail_url(simulation)).content.decode()
+    html = cast.browser("viewer").get(detail_url(simulation)).content.decode()
     assert "The task queue did not answer: Connection refused" in html
     assert 'id="simulation-progress"' not in html and 'id="simulation-result"' not in html
 
@@ -428,8 +412,8 @@ def test_a_failed_row_shows_its_error(loaded_catalog, people):
 # --- cancelling ------------------------------------------------------------------------------
 
 
-def test_cancelling_redirects_to_the_row_now_cancelled(running, people):
-    client = client_for(people[Role.PLANNER])
+def test_cancelling_redirects_to_the_row_now_cancelled(running, cast):
+    client = cast.browser("planner")
     answer = client.post(reverse("planner:simulation_cancel", args=[running.pk]), follow=True)
     assert answer.redirect_chain[-1][0] == detail_url(running)
     assert "The simulation was cancelled." in answer.content.decode()
@@ -437,8 +421,8 @@ def test_cancelling_redirects_to_the_row_now_cancelled(running, people):
     assert running.status == SimulationStatus.CANCELLED
 
 
-def test_cancelling_over_htmx_answers_with_the_finished_partial(running, people):
-    answer = client_for(people[Role.ADMIN]).post(
+def test_cancelling_over_htmx_answers_with_the_finished_partial(running, cast):
+    answer = cast.browser("admin").post(
         reverse("planner:simulation_cancel", args=[running.pk]), **HTMX
     )
     html = answer.content.decode()
@@ -446,9 +430,8 @@ def test_cancelling_over_htmx_answers_with_the_finished_partial(running, people)
     assert "Cancelled" in html and 'hx-swap-oob="true"' in html
 
 
-def test_cancelling_needs_the_csrf_token(running, people):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(people[Role.PLANNER])
+def test_cancelling_needs_the_csrf_token(running, cast):
+    client = cast.browser("planner", enforce_csrf_checks=True)
     assert client.post(reverse("planner:simulation_cancel", args=[running.pk])).status_code == 403
     running.refresh_from_db()
     assert running.status == SimulationStatus.RUNNING

@@ -172,6 +172,7 @@ def stored(pk: int) -> dict:
     return values
 
 
+@pytest.mark.slow  # a worker process killed, and the broker's visibility timeout waited out
 def test_a_worker_killed_mid_run_leaves_the_row_recoverable_and_it_completes_once(
     workers, loaded_catalog
 ):

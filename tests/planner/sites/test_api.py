@@ -1,5 +1,6 @@
 """The sites and rack-groups API: who may read and write what, how bad input is answered, and
-the history of each row. An owner team ("Ops") and an outsider team ("Lab") throughout."""
+the history of each row. Team Alpha owns the sites (tests/cast.py); its facility engineer
+writes them, and the outside facility engineer, on team Beta, may write only Beta's."""
 
 from datetime import datetime
 
@@ -7,16 +8,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from accounts.services import token_create
 from planner.choices import RackCooling, Visibility
 from planner.models import RackGroup, Site
-from tests.factories import (
-    FabricFactory,
-    RackGroupFactory,
-    SiteFactory,
-    TeamFactory,
-    UserFactory,
-)
+from tests.factories import FabricFactory, RackGroupFactory, SiteFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -59,32 +53,14 @@ def read(client: APIClient, url: str) -> dict:
     return {"HTTP_IF_MATCH": response["ETag"]}
 
 
-def api_as(user) -> APIClient:
-    """A client that signs every request with a fresh API token of `user`."""
-    _, key = token_create(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
+@pytest.fixture
+def site(cast):
+    return SiteFactory(team=cast.team, name="Hall A")
 
 
 @pytest.fixture
-def ops():
-    return TeamFactory(name="Ops", slug="ops")
-
-
-@pytest.fixture
-def lab():
-    return TeamFactory(name="Lab", slug="lab")
-
-
-@pytest.fixture
-def site(ops):
-    return SiteFactory(team=ops, name="Hall A")
-
-
-@pytest.fixture
-def shared_site(ops):
-    return SiteFactory(team=ops, name="Hall S", visibility=Visibility.SHARED)
+def shared_site(cast):
+    return SiteFactory(team=cast.team, name="Hall S", visibility=Visibility.SHARED)
 
 
 @pytest.fixture
@@ -98,14 +74,15 @@ def shared_rack_group(shared_site):
 
 
 @pytest.fixture
-def facility(ops):
-    return api_as(UserFactory(username="fran", role=Role.FACILITY, team=ops))
+def facility(cast) -> APIClient:
+    """The API as team Alpha's facility engineer sees it."""
+    return cast.api("facility")
 
 
 @pytest.fixture
-def outsider(lab):
-    """A facility user of another team."""
-    return api_as(UserFactory(username="otto", role=Role.FACILITY, team=lab))
+def outsider(cast) -> APIClient:
+    """The API as a facility engineer of another team sees it."""
+    return cast.api("outside_facility")
 
 
 def counts() -> tuple[int, int]:
@@ -134,16 +111,16 @@ def counts() -> tuple[int, int]:
         ("get", RACKS + "{rack_group}/history/"),
     ],
 )
-def test_anonymous_requests_get_401_with_a_token_challenge(method, path, site, rack_group):
+def test_anonymous_requests_get_401_with_a_token_challenge(method, path, cast, site, rack_group):
     url = path.format(site=site.pk, rack_group=rack_group.pk)
-    response = getattr(APIClient(), method)(url, {}, format="json")
+    response = getattr(cast.api("anonymous"), method)(url, {}, format="json")
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == "Token"
 
 
 @pytest.mark.parametrize("role", [Role.VIEWER, Role.PLANNER])
-def test_viewers_and_planners_read_their_team_sites_but_write_nothing(role, ops, site, rack_group):
-    client = api_as(UserFactory(role=role, team=ops))
+def test_viewers_and_planners_read_their_team_sites_but_write_nothing(role, cast, site, rack_group):
+    client = cast.api(role)
     before = counts()
 
     assert client.get(SITES).json()["count"] == 1
@@ -168,12 +145,12 @@ def test_viewers_and_planners_read_their_team_sites_but_write_nothing(role, ops,
     assert (site.name, site.pue) == ("Hall A", 1.3)
 
 
-def test_facility_creates_updates_and_deletes_sites_of_their_own_team(facility, ops, lab):
-    created = facility.post(SITES, {**NEW_SITE, "team": lab.pk}, format="json")
+def test_facility_creates_updates_and_deletes_sites_of_their_own_team(facility, cast):
+    created = facility.post(SITES, {**NEW_SITE, "team": cast.other_team.pk}, format="json")
     assert created.status_code == 201
     body = created.json()
-    assert body["team"] == "Ops"  # the user's team; the body's "team" is ignored
-    assert Site.objects.get(pk=body["id"]).team == ops
+    assert body["team"] == cast.team.name  # the user's team; the body's "team" is ignored
+    assert Site.objects.get(pk=body["id"]).team == cast.team
     assert body["capacity"] == {"racks": 0, "power_kw": 0.0, "cooling_kw": 0.0, "units": 0}
 
     url = f"{SITES}{body['id']}/"
@@ -223,8 +200,8 @@ def test_facility_creates_updates_and_deletes_rack_groups_on_their_own_site(faci
     assert not RackGroup.objects.filter(pk=body["id"]).exists()
 
 
-def test_admin_reads_and_writes_another_team_private_site(lab, site, rack_group):
-    admin = api_as(UserFactory(role=Role.ADMIN, team=lab))
+def test_admin_reads_and_writes_another_team_private_site(cast, site, rack_group):
+    admin = cast.api(UserFactory(role=Role.ADMIN, team=cast.other_team))
     assert admin.get(SITES).json()["count"] == 1
     assert admin.get(f"{SITES}{site.pk}/").status_code == 200
     site_url = f"{SITES}{site.pk}/"
@@ -239,7 +216,7 @@ def test_admin_reads_and_writes_another_team_private_site(lab, site, rack_group)
 
     own = admin.post(SITES, NEW_SITE, format="json")
     assert own.status_code == 201
-    assert own.json()["team"] == "Lab"
+    assert own.json()["team"] == cast.other_team.name
     # The site's ETag covers its capacity: the rack groups changed since the PATCH above.
     assert admin.delete(site_url, HTTP_IF_MATCH=patched["ETag"]).status_code == 412
     assert admin.delete(site_url, **read(admin, site_url)).status_code == 204
@@ -268,19 +245,19 @@ def test_another_team_private_site_is_404_on_read_and_write(outsider, site, rack
     assert counts() == before
 
 
-def test_another_team_private_site_is_404_for_its_viewers_too(lab, site, rack_group):
-    viewer = api_as(UserFactory(role=Role.VIEWER, team=lab))
+def test_another_team_private_site_is_404_for_its_viewers_too(cast, site, rack_group):
+    viewer = cast.api(UserFactory(role=Role.VIEWER, team=cast.other_team))
     assert viewer.get(f"{SITES}{site.pk}/").status_code == 404
     assert viewer.get(f"{RACKS}{rack_group.pk}/").status_code == 404
 
 
 def test_another_team_shared_site_is_readable_but_403_on_write(
-    outsider, shared_site, shared_rack_group
+    outsider, cast, shared_site, shared_rack_group
 ):
     url = f"{SITES}{shared_site.pk}/"
     before = counts()
     assert [s["name"] for s in outsider.get(SITES).json()["results"]] == ["Hall S"]
-    assert outsider.get(url).json()["team"] == "Ops"
+    assert outsider.get(url).json()["team"] == cast.team.name
     assert outsider.put(url, NEW_SITE, format="json").status_code == 403
     assert outsider.patch(url, {"pue": 2}, format="json").status_code == 403
     assert outsider.delete(url).status_code == 403
@@ -295,8 +272,8 @@ def test_another_team_shared_site_is_readable_but_403_on_write(
     assert shared_site.pue == 1.3
 
 
-def test_rack_groups_cannot_be_moved_to_a_site_the_user_may_only_read(facility, rack_group, lab):
-    theirs = SiteFactory(team=lab, visibility=Visibility.SHARED)
+def test_rack_groups_cannot_be_moved_to_a_site_the_user_may_only_read(facility, rack_group, cast):
+    theirs = SiteFactory(team=cast.other_team, visibility=Visibility.SHARED)
     url = f"{RACKS}{rack_group.pk}/"
     moved = facility.patch(url, {"site": theirs.pk}, format="json", **read(facility, url))
     assert moved.status_code == 403
@@ -329,7 +306,7 @@ def test_pue_of_5_is_400_naming_pue_and_saves_nothing(facility, site):
     assert site.pue == 1.3
 
 
-def test_a_duplicate_site_name_in_the_team_is_409_naming_name(facility, site, lab):
+def test_a_duplicate_site_name_in_the_team_is_409_naming_name(facility, site):
     before = counts()
     response = facility.post(SITES, {**NEW_SITE, "name": "Hall A"}, format="json")
     assert response.status_code == 409
@@ -383,7 +360,7 @@ def test_an_unknown_fabric_is_400_naming_fabrics(facility, site):
 # History ----------------------------------------------------------------------------------
 
 
-def test_site_history_shows_who_created_it_and_who_changed_what(facility):
+def test_site_history_shows_who_created_it_and_who_changed_what(facility, cast):
     created = facility.post(SITES, NEW_SITE, format="json")
     site_id = created.json()["id"]
     patch = facility.patch(
@@ -394,13 +371,14 @@ def test_site_history_shows_who_created_it_and_who_changed_what(facility):
     response = facility.get(f"{SITES}{site_id}/history/")
     assert response.status_code == 200
     changed, created = response.json()["results"]
-    assert (changed["kind"], changed["who"]) == ("changed", "fran")
+    engineer = cast.facility.username
+    assert (changed["kind"], changed["who"]) == ("changed", engineer)
     assert {"field": "pue", "old": 1.4, "new": 1.5} in changed["changes"]
-    assert (created["kind"], created["who"], created["changes"]) == ("created", "fran", [])
+    assert (created["kind"], created["who"], created["changes"]) == ("created", engineer, [])
     assert datetime.fromisoformat(changed["when"]) >= datetime.fromisoformat(created["when"])
 
 
-def test_rack_group_history_shows_the_changed_count(facility, site):
+def test_rack_group_history_shows_the_changed_count(facility, cast, site):
     created = facility.post(RACKS, new_rack_group(site), format="json")
     group_id = created.json()["id"]
     patch = facility.patch(
@@ -409,7 +387,7 @@ def test_rack_group_history_shows_the_changed_count(facility, site):
     assert patch.status_code == 200
 
     changed, created = facility.get(f"{RACKS}{group_id}/history/").json()["results"]
-    assert (changed["who"], created["who"]) == ("fran", "fran")
+    assert (changed["who"], created["who"]) == (cast.facility.username,) * 2
     assert {"field": "count", "old": 4, "new": 8} in changed["changes"]
 
 
@@ -424,8 +402,8 @@ def test_site_capacity_sums_its_rack_groups(facility, site):
     assert capacity == {"racks": 15, "power_kw": 400.0, "cooling_kw": 450.0, "units": 660}
 
 
-def test_lists_are_paginated_and_filtered_like_the_pages(facility, ops, site):
-    other = SiteFactory(team=ops, name="Depot", location="Harbin")
+def test_lists_are_paginated_and_filtered_like_the_pages(facility, cast, site):
+    other = SiteFactory(team=cast.team, name="Depot", location="Harbin")
     RackGroupFactory(site=site, name="Row A")
     RackGroupFactory(site=other, name="Row Z", liquid_loops=True)
 

@@ -17,8 +17,7 @@ from typing import Any, NamedTuple
 import pytest
 from django.db import connection
 
-from accounts.roles import Role
-from accounts.services import team_get_or_create, token_create, user_create
+from accounts.services import token_create
 from planner.models import RackGroup
 from planner.sites.services import rack_group_save, site_create
 from tests.conftest import require_or_skip
@@ -48,17 +47,14 @@ def _postgresql_only():
 
 
 @pytest.fixture
-def token() -> str:
-    team = team_get_or_create(name="Ops")
-    user = user_create(username="fran", password="rack-and-stack-42", role=Role.FACILITY, team=team)
-    return token_create(user=user, name="concurrency")[1]
+def token(cast) -> str:
+    return token_create(user=cast.facility, name="concurrency")[1]
 
 
 @pytest.fixture
-def rack_group(token) -> RackGroup:
-    team = team_get_or_create(name="Ops")
+def rack_group(cast) -> RackGroup:
     site = site_create(
-        team=team,
+        team=cast.team,
         user=None,
         name="Hall A",
         currency="CNY",
@@ -125,6 +121,7 @@ def run_together(clients: int, work) -> list:
     return results
 
 
+@pytest.mark.slow  # 8 clients x 5 increments, each retried until it wins its race
 def test_concurrent_increments_lose_no_update(live_server, token, rack_group):
     url = f"{live_server.url}/api/v1/rack-groups/{rack_group.pk}/"
     initial = rack_group.count

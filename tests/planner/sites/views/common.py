@@ -1,7 +1,6 @@
-"""Forms, files and clients the facility page tests share."""
+"""Forms and files the facility page tests share."""
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 from django.urls import reverse
 
 from planner.choices import Visibility
@@ -9,7 +8,6 @@ from planner.models import Site
 from planner.sites.services import CSV_COLUMNS
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-PASSWORD = "rack-and-stack-42"
 SITE_FORM = {
     "name": "Shanghai DC2",
     "location": "Shanghai, Pudong",
@@ -36,12 +34,6 @@ GOOD_CSV = (
     "Row B,4,30,2n,35,rdhx,42,1200,24,false,\n"
     "Row C,2,120,2n,120,liquid,48,2000,30,true,\n"
 ).encode()
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def upload(data: bytes, name: str = "racks.csv") -> SimpleUploadedFile:

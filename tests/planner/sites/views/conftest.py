@@ -1,45 +1,20 @@
-"""Alpha's people (a viewer, a planner, a facility engineer and an admin) own one private
-site; an outsider, a facility engineer on team Beta, must not learn it exists."""
+"""Team Alpha's people (tests/cast.py) own one private site; the outside facility engineer,
+on team Beta, must not learn it exists."""
 
 import pytest
 
-from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.choices import Visibility
 from planner.models import RackGroup
 from planner.sites.services import rack_group_save, site_create
-from tests.planner.sites.views.common import PASSWORD
 
-# --- people and places -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def alpha():
-    return team_get_or_create(name="Alpha")
+# --- places ----------------------------------------------------------------------------------
 
 
 @pytest.fixture
-def beta():
-    return team_get_or_create(name="Beta")
-
-
-@pytest.fixture
-def people(alpha, beta):
-    users = {
-        role: user_create(username=role, password=PASSWORD, role=role, team=alpha)
-        for role in Role.values
-    }
-    users["outsider"] = user_create(
-        username="outsider", password=PASSWORD, role=Role.FACILITY, team=beta
-    )
-    return users
-
-
-@pytest.fixture
-def site(alpha, people):
+def site(cast):
     return site_create(
-        team=alpha,
-        user=people["facility"],
+        team=cast.team,
+        user=cast.facility,
         name="Alpha DC",
         location="Beijing",
         visibility=Visibility.TEAM,

@@ -10,7 +10,7 @@ from planner.choices import Visibility
 from planner.models import RackGroup, Site
 from planner.sites.services import site_create
 from tests.factories import FabricFactory
-from tests.planner.sites.views.common import HTMX, RACK_FORM, SITE_FORM, client_for
+from tests.planner.sites.views.common import HTMX, RACK_FORM, SITE_FORM
 
 pytestmark = pytest.mark.django_db
 
@@ -31,22 +31,24 @@ def page_url(name: str, site: Site, rack_group: RackGroup) -> str:
 
 
 @pytest.mark.parametrize("name", READ_PAGES + WRITE_PAGES)
-def test_anonymous_visitors_are_sent_to_sign_in_from_every_page(client, site, rack_group, name):
+def test_anonymous_visitors_are_sent_to_sign_in_from_every_page(cast, site, rack_group, name):
     url = page_url(name, site, rack_group)
-    response = client.get(url)
+    response = cast.browser("anonymous").get(url)
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("accounts:login") + "?next=")
 
 
-def test_anonymous_delete_is_sent_to_sign_in_and_deletes_nothing(client, rack_group):
-    response = client.post(reverse("planner:rackgroup_delete", args=[rack_group.pk]))
+def test_anonymous_delete_is_sent_to_sign_in_and_deletes_nothing(cast, rack_group):
+    response = cast.browser("anonymous").post(
+        reverse("planner:rackgroup_delete", args=[rack_group.pk])
+    )
     assert response.status_code == 302 and reverse("accounts:login") in response["Location"]
     assert RackGroup.objects.filter(pk=rack_group.pk).exists()
 
 
 @pytest.mark.parametrize("role", [Role.VIEWER, Role.PLANNER])
-def test_viewers_and_planners_read_every_page_but_may_not_write(people, site, rack_group, role):
-    client = client_for(people[role])
+def test_viewers_and_planners_read_every_page_but_may_not_write(cast, site, rack_group, role):
+    client = cast.browser(role)
     for name in READ_PAGES:
         assert client.get(page_url(name, site, rack_group)).status_code == 200, name
     for name in WRITE_PAGES:
@@ -60,8 +62,8 @@ def test_viewers_and_planners_read_every_page_but_may_not_write(people, site, ra
 
 
 @pytest.mark.parametrize("role", [Role.FACILITY, Role.ADMIN])
-def test_facility_and_admins_reach_every_page_and_may_delete(people, site, rack_group, role):
-    client = client_for(people[role])
+def test_facility_and_admins_reach_every_page_and_may_delete(cast, site, rack_group, role):
+    client = cast.browser(role)
     for name in READ_PAGES + WRITE_PAGES:
         assert client.get(page_url(name, site, rack_group)).status_code == 200, name
     delete = client.post(
@@ -71,15 +73,15 @@ def test_facility_and_admins_reach_every_page_and_may_delete(people, site, rack_
     assert not RackGroup.objects.filter(pk=rack_group.pk).exists()
 
 
-def test_delete_only_answers_post(people, rack_group):
-    response = client_for(people[Role.FACILITY]).get(
+def test_delete_only_answers_post(cast, rack_group):
+    response = cast.browser("facility").get(
         reverse("planner:rackgroup_delete", args=[rack_group.pk])
     )
     assert response.status_code == 405
 
 
-def test_another_teams_private_site_is_not_found(people, site, rack_group):
-    client = client_for(people["outsider"])
+def test_another_teams_private_site_is_not_found(cast, site, rack_group):
+    client = cast.browser("outside_facility")
     for name in ["site_detail", "rack_export", *WRITE_PAGES]:
         if name == "site_create":
             continue
@@ -91,9 +93,9 @@ def test_another_teams_private_site_is_not_found(people, site, rack_group):
     assert RackGroup.objects.filter(pk=rack_group.pk).exists()
 
 
-def test_another_teams_shared_site_can_be_read_but_not_changed(people, site, rack_group):
+def test_another_teams_shared_site_can_be_read_but_not_changed(cast, site, rack_group):
     Site.objects.filter(pk=site.pk).update(visibility=Visibility.SHARED)
-    client = client_for(people["outsider"])
+    client = cast.browser("outside_facility")
     detail = client.get(site.get_absolute_url())
     assert detail.status_code == 200
     assert reverse("planner:site_edit", args=[site.pk]) not in detail.content.decode()
@@ -102,15 +104,15 @@ def test_another_teams_shared_site_can_be_read_but_not_changed(people, site, rac
     assert client.post(reverse("planner:rackgroup_delete", args=[rack_group.pk])).status_code == 403
 
 
-def test_only_people_who_may_create_see_the_new_site_button(people, site):
+def test_only_people_who_may_create_see_the_new_site_button(cast, site):
     new_site = reverse("planner:site_create")
     for role, shown in [(Role.VIEWER, False), (Role.PLANNER, False), (Role.FACILITY, True)]:
-        body = client_for(people[role]).get(reverse("planner:site_list")).content.decode()
+        body = cast.browser(role).get(reverse("planner:site_list")).content.decode()
         assert (f'href="{new_site}"' in body) is shown, role
 
 
-def test_read_only_people_see_no_edit_actions_on_the_detail_page(people, site, rack_group):
-    body = client_for(people[Role.VIEWER]).get(site.get_absolute_url()).content.decode()
+def test_read_only_people_see_no_edit_actions_on_the_detail_page(cast, site, rack_group):
+    body = cast.browser("viewer").get(site.get_absolute_url()).content.decode()
     for name in ["site_edit", "rackgroup_create", "rack_import"]:
         assert reverse(f"planner:{name}", args=[site.pk]) not in body
     assert reverse("planner:rackgroup_edit", args=[rack_group.pk]) not in body
@@ -122,10 +124,10 @@ def test_read_only_people_see_no_edit_actions_on_the_detail_page(people, site, r
 
 
 def test_site_list_shows_capacity_and_price_and_swaps_only_the_results_for_htmx(
-    people, site, rack_group, alpha
+    cast, site, rack_group
 ):
     site_create(
-        team=alpha,
+        team=cast.team,
         user=None,
         name="Guiyang Hall",
         location="Guiyang",
@@ -133,7 +135,7 @@ def test_site_list_shows_capacity_and_price_and_swaps_only_the_results_for_htmx(
         electricity_price_per_kwh="0.3500",
         pue=1.2,
     )
-    client = client_for(people[Role.VIEWER])
+    client = cast.browser("viewer")
     page = client.get(reverse("planner:site_list"))
     body = page.content.decode()
     assert page.status_code == 200 and "<html" in body
@@ -149,9 +151,9 @@ def test_site_list_shows_capacity_and_price_and_swaps_only_the_results_for_htmx(
     assert "HX-Request" in partial["Vary"]
 
 
-def test_detail_shows_totals_rack_groups_and_their_history(people, site, rack_group):
+def test_detail_shows_totals_rack_groups_and_their_history(cast, site, rack_group):
     fabric = FabricFactory(name="NDR InfiniBand")
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     client.post(
         reverse("planner:rackgroup_edit", args=[rack_group.pk]),
         {
@@ -163,7 +165,7 @@ def test_detail_shows_totals_rack_groups_and_their_history(people, site, rack_gr
             "version": rack_group.version,
         },
     )
-    response = client_for(people[Role.VIEWER]).get(site.get_absolute_url())
+    response = cast.browser("viewer").get(site.get_absolute_url())
     body = response.content.decode()
     capacity = response.context["capacity"]
     assert (capacity.racks, capacity.power_kw, capacity.cooling_kw, capacity.units) == (
@@ -176,13 +178,13 @@ def test_detail_shows_totals_rack_groups_and_their_history(people, site, rack_gr
     assert "A/B feeds (2N)" in body and "Rear-door heat exchanger" in body
     assert "NDR InfiniBand" in body
     # The rack group's history: who changed which field from what to what.
-    assert "facility" in body
+    assert cast.facility.username in body
     assert "Usable power per rack (kW)</span>: <del>40</del> → <ins>45</ins>" in body
     assert "created" in body and "changed" in body
 
 
-def test_deleted_rack_groups_keep_their_history_on_the_site_page(people, site, rack_group):
-    client = client_for(people[Role.FACILITY])
+def test_deleted_rack_groups_keep_their_history_on_the_site_page(cast, site, rack_group):
+    client = cast.browser("facility")
     client.post(reverse("planner:rackgroup_delete", args=[rack_group.pk]), {"version": "1"})
     body = client.get(site.get_absolute_url()).content.decode()
     assert "kind-deleted" in body and "Row A" in body

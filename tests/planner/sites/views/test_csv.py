@@ -9,13 +9,12 @@ import re
 import pytest
 from django.urls import reverse
 
-from accounts.roles import Role
 from planner.history import history_of
 from planner.models import RackGroup, Site
 from planner.sites import views as site_views
 from planner.sites.services import CSV_COLUMNS, CSV_MAX_BYTES, rack_group_save, site_create
 from tests.factories import FabricFactory
-from tests.planner.sites.views.common import GOOD_CSV, HEADER, client_for, import_url, upload
+from tests.planner.sites.views.common import GOOD_CSV, HEADER, import_url, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +22,8 @@ pytestmark = pytest.mark.django_db
 # --- CSV -------------------------------------------------------------------------------------
 
 
-def test_a_good_file_is_previewed_first_and_imported_on_confirmation(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_a_good_file_is_previewed_first_and_imported_on_confirmation(cast, site):
+    client = cast.browser("facility")
     preview = client.post(import_url(site), {"file": upload(GOOD_CSV)})
     body = preview.content.decode()
     assert preview.status_code == 200
@@ -38,7 +37,7 @@ def test_a_good_file_is_previewed_first_and_imported_on_confirmation(people, sit
     assert set(groups) == {"Row B", "Row C"}
     assert groups["Row C"].power_kw == 120 and groups["Row C"].liquid_loops is True
     entry = history_of(groups["Row B"])[0]
-    assert entry["kind"] == "created" and entry["who"] == "facility"
+    assert entry["kind"] == "created" and entry["who"] == cast.facility.username
     assert "Imported 2 rack groups." in client.get(site.get_absolute_url()).content.decode()
 
     # The token is spent: a second press imports nothing and says why.
@@ -47,23 +46,28 @@ def test_a_good_file_is_previewed_first_and_imported_on_confirmation(people, sit
     assert RackGroup.objects.count() == 2
 
 
-def test_an_upload_token_only_imports_into_the_site_it_was_checked_for(people, site, alpha):
+def test_an_upload_token_only_imports_into_the_site_it_was_checked_for(cast, site):
     other = site_create(
-        team=alpha, user=None, name="Other", currency="CNY", electricity_price_per_kwh=1, pue=1.5
+        team=cast.team,
+        user=None,
+        name="Other",
+        currency="CNY",
+        electricity_price_per_kwh=1,
+        pue=1.5,
     )
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     token = client.post(import_url(site), {"file": upload(GOOD_CSV)}).context["token"]
     assert client.post(import_url(other), {"token": token}).status_code == 400
     assert not RackGroup.objects.exists()
 
 
-def test_a_bad_row_is_marked_with_its_line_and_field_and_nothing_is_saved(people, site):
+def test_a_bad_row_is_marked_with_its_line_and_field_and_nothing_is_saved(cast, site):
     data = (
         f"{HEADER}\n"
         "Row B,4,30,2n,35,rdhx,42,1200,24,false,\n"
         "Row C,2,-5,2n,120,liquid,48,2000,30,true,\n"
     ).encode()
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     response = client.post(import_url(site), {"file": upload(data)})
     body = response.content.decode()
     assert response.context["token"] is None and "Import 2 rows" not in body
@@ -75,9 +79,9 @@ def test_a_bad_row_is_marked_with_its_line_and_field_and_nothing_is_saved(people
     assert not client.session.get(site_views.PENDING_IMPORTS_KEY)
 
 
-def test_a_file_with_the_wrong_columns_is_refused_as_a_whole(people, site):
+def test_a_file_with_the_wrong_columns_is_refused_as_a_whole(cast, site):
     data = b"rack,kw\nRow B,30\n"
-    response = client_for(people[Role.FACILITY]).post(import_url(site), {"file": upload(data)})
+    response = cast.browser("facility").post(import_url(site), {"file": upload(data)})
     body = response.content.decode()
     assert "The file cannot be imported:" in body and "Missing columns: name, count" in body
     assert "Unknown columns: rack, kw" in body
@@ -85,15 +89,13 @@ def test_a_file_with_the_wrong_columns_is_refused_as_a_whole(people, site):
     assert not RackGroup.objects.exists()
 
 
-def test_ten_megabytes_of_random_bytes_are_refused_before_being_read(people, site, monkeypatch):
+def test_ten_megabytes_of_random_bytes_are_refused_before_being_read(cast, site, monkeypatch):
     def must_not_preview(**kwargs):
         raise AssertionError("an oversized upload reached the CSV reader")
 
     monkeypatch.setattr(site_views.site_services, "rack_csv_preview", must_not_preview)
     data = os.urandom(10 * 1024 * 1024)
-    response = client_for(people[Role.FACILITY]).post(
-        import_url(site), {"file": upload(data, "random.bin")}
-    )
+    response = cast.browser("facility").post(import_url(site), {"file": upload(data, "random.bin")})
     assert response.status_code == 200
     assert response.context["form"].errors["file"] == [
         f"The file is {len(data) // 1024} KiB; the limit is {CSV_MAX_BYTES // 1024} KiB."
@@ -102,26 +104,26 @@ def test_ten_megabytes_of_random_bytes_are_refused_before_being_read(people, sit
     assert not RackGroup.objects.exists()
 
 
-def test_a_small_file_that_is_not_utf8_is_refused(people, site):
+def test_a_small_file_that_is_not_utf8_is_refused(cast, site):
     data = b"\xff\xfe\x00\x81" * 100
-    response = client_for(people[Role.FACILITY]).post(import_url(site), {"file": upload(data)})
+    response = cast.browser("facility").post(import_url(site), {"file": upload(data)})
     assert "The file is not UTF-8 text." in response.content.decode()
     assert not RackGroup.objects.exists()
 
 
-def test_a_cell_starting_with_a_formula_character_is_refused(people, site):
+def test_a_cell_starting_with_a_formula_character_is_refused(cast, site):
     data = (
         f'{HEADER}\n"=HYPERLINK(""http://evil.example"")",4,30,2n,35,rdhx,42,1200,24,,\n'
     ).encode()
-    response = client_for(people[Role.FACILITY]).post(import_url(site), {"file": upload(data)})
+    response = cast.browser("facility").post(import_url(site), {"file": upload(data)})
     body = response.content.decode()
     assert "Line 2, name: starts with a formula character" in body
     assert response.context["token"] is None
     assert not RackGroup.objects.exists()
 
 
-def test_export_is_a_csv_attachment_with_the_import_columns(people, site, rack_group):
-    response = client_for(people[Role.VIEWER]).get(reverse("planner:rack_export", args=[site.pk]))
+def test_export_is_a_csv_attachment_with_the_import_columns(cast, site, rack_group):
+    response = cast.browser("viewer").get(reverse("planner:rack_export", args=[site.pk]))
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith("attachment; filename=")
@@ -130,9 +132,7 @@ def test_export_is_a_csv_attachment_with_the_import_columns(people, site, rack_g
     assert rows[1][:3] == ["Row A", "10", "40.0"]
 
 
-def test_an_export_imports_into_another_site_as_the_same_rack_groups(
-    people, site, rack_group, alpha
-):
+def test_an_export_imports_into_another_site_as_the_same_rack_groups(cast, site, rack_group):
     fabric = FabricFactory(slug="nvidia-ndr")
     rack_group.fabrics.set([fabric])
     rack_group_save(
@@ -150,14 +150,14 @@ def test_an_export_imports_into_another_site_as_the_same_rack_groups(
         )
     )
     target = site_create(
-        team=alpha,
+        team=cast.team,
         user=None,
         name="Mirror",
         currency="USD",
         electricity_price_per_kwh="0.1",
         pue=1.1,
     )
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     exported = client.get(reverse("planner:rack_export", args=[site.pk])).content
     token = client.post(import_url(target), {"file": upload(exported)}).context["token"]
     assert token
@@ -176,8 +176,8 @@ def test_an_export_imports_into_another_site_as_the_same_rack_groups(
     assert client.get(reverse("planner:rack_export", args=[target.pk])).content == exported
 
 
-def test_pending_uploads_in_the_session_are_capped(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_pending_uploads_in_the_session_are_capped(cast, site):
+    client = cast.browser("facility")
     tokens = [
         client.post(import_url(site), {"file": upload(GOOD_CSV)}).context["token"]
         for _ in range(site_views.MAX_PENDING_IMPORTS + 1)

@@ -4,16 +4,14 @@ nothing, and CSRF."""
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
-from accounts.roles import Role
 from planner.history import history_of
 from planner.models import RackGroup, Site
 from planner.sites import views as site_views
 from planner.versioning import ConflictError
 from tests.factories import FabricFactory
-from tests.planner.sites.views.common import HTMX, RACK_FORM, SITE_FORM, client_for
+from tests.planner.sites.views.common import HTMX, RACK_FORM, SITE_FORM
 
 pytestmark = pytest.mark.django_db
 
@@ -21,17 +19,17 @@ pytestmark = pytest.mark.django_db
 # --- the forms -------------------------------------------------------------------------------
 
 
-def test_facility_creates_a_site_for_their_own_team(people, alpha):
-    response = client_for(people[Role.FACILITY]).post(reverse("planner:site_create"), SITE_FORM)
+def test_facility_creates_a_site_for_their_own_team(cast):
+    response = cast.browser("facility").post(reverse("planner:site_create"), SITE_FORM)
     created = Site.objects.get(name="Shanghai DC2")
     assert response.status_code == 302 and response["Location"] == created.get_absolute_url()
-    assert created.team == alpha and created.created_by == people[Role.FACILITY]
+    assert created.team == cast.team and created.created_by == cast.facility
     assert created.pue == 1.3
-    assert history_of(created)[0]["who"] == "facility"
+    assert history_of(created)[0]["who"] == cast.facility.username
 
 
-def test_editing_a_site_saves_through_the_service_and_records_the_change(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_editing_a_site_saves_through_the_service_and_records_the_change(cast, site):
+    client = cast.browser("facility")
     response = client.post(
         reverse("planner:site_edit", args=[site.pk]),
         {**SITE_FORM, "name": "Alpha DC", "pue": "1.4", "version": site.version},
@@ -40,12 +38,12 @@ def test_editing_a_site_saves_through_the_service_and_records_the_change(people,
     site.refresh_from_db()
     assert site.pue == 1.4
     latest = history_of(site)[0]
-    assert latest["kind"] == "changed" and latest["who"] == "facility"
+    assert latest["kind"] == "changed" and latest["who"] == cast.facility.username
     assert {"field": "pue", "old": 1.25, "new": 1.4} in latest["changes"]
 
 
-def test_a_duplicate_site_name_shows_beside_the_name_field(people, site):
-    response = client_for(people[Role.FACILITY]).post(
+def test_a_duplicate_site_name_shows_beside_the_name_field(cast, site):
+    response = cast.browser("facility").post(
         reverse("planner:site_create"), {**SITE_FORM, "name": "Alpha DC"}
     )
     assert response.status_code == 200
@@ -58,20 +56,20 @@ def test_a_duplicate_site_name_shows_beside_the_name_field(people, site):
     assert Site.objects.count() == 1
 
 
-def test_a_conflict_raised_by_the_service_shows_beside_the_name_field(people, monkeypatch):
+def test_a_conflict_raised_by_the_service_shows_beside_the_name_field(cast, monkeypatch):
     def racing_create(**kwargs):
         raise ConflictError("UNIQUE constraint failed: planner_site.team_id, planner_site.name")
 
     monkeypatch.setattr(site_views.site_services, "site_create", racing_create)
-    response = client_for(people[Role.FACILITY]).post(reverse("planner:site_create"), SITE_FORM)
+    response = cast.browser("facility").post(reverse("planner:site_create"), SITE_FORM)
     assert response.status_code == 200
     assert response.context["form"].errors["name"] == [
         "Your team already has a site with this name."
     ]
 
 
-def test_inline_validation_returns_the_form_with_errors_and_saves_nothing(people):
-    client = client_for(people[Role.FACILITY])
+def test_inline_validation_returns_the_form_with_errors_and_saves_nothing(cast):
+    client = cast.browser("facility")
     response = client.post(
         reverse("planner:site_create"), {**SITE_FORM, "pue": "0.8", "_validate": "1"}, **HTMX
     )
@@ -85,15 +83,15 @@ def test_inline_validation_returns_the_form_with_errors_and_saves_nothing(people
     assert Site.objects.count() == 0
 
 
-def test_inline_validation_of_a_valid_form_still_saves_nothing(people):
-    client = client_for(people[Role.FACILITY])
+def test_inline_validation_of_a_valid_form_still_saves_nothing(cast):
+    client = cast.browser("facility")
     response = client.post(reverse("planner:site_create"), {**SITE_FORM, "_validate": "1"}, **HTMX)
     assert response.status_code == 200 and 'class="error"' not in response.content.decode()
     assert Site.objects.count() == 0
 
 
-def test_inline_validation_of_a_rack_group_saves_nothing(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_inline_validation_of_a_rack_group_saves_nothing(cast, site):
+    client = cast.browser("facility")
     response = client.post(
         reverse("planner:rackgroup_create", args=[site.pk]),
         {**RACK_FORM, "power_kw": "-5", "_validate": "1"},
@@ -104,8 +102,8 @@ def test_inline_validation_of_a_rack_group_saves_nothing(people, site):
     assert not RackGroup.objects.exists()
 
 
-def test_inline_validation_leaves_fields_not_yet_filled_in_alone(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_inline_validation_leaves_fields_not_yet_filled_in_alone(cast, site):
+    client = cast.browser("facility")
     url = reverse("planner:rackgroup_create", args=[site.pk])
     half_done = {"name": "Row B", "power_kw": "900", "_validate": "1"}
     body = client.post(url, half_done, **HTMX).content.decode()
@@ -117,8 +115,8 @@ def test_inline_validation_leaves_fields_not_yet_filled_in_alone(people, site):
     assert not RackGroup.objects.exists()
 
 
-def test_without_javascript_a_post_shows_the_same_errors_on_the_full_page(people):
-    response = client_for(people[Role.FACILITY]).post(
+def test_without_javascript_a_post_shows_the_same_errors_on_the_full_page(cast):
+    response = cast.browser("facility").post(
         reverse("planner:site_create"), {**SITE_FORM, "pue": "0.8"}
     )
     body = response.content.decode()
@@ -127,9 +125,9 @@ def test_without_javascript_a_post_shows_the_same_errors_on_the_full_page(people
     assert Site.objects.count() == 0
 
 
-def test_adding_a_rack_group_raises_the_sites_capacity(people, site, rack_group):
+def test_adding_a_rack_group_raises_the_sites_capacity(cast, site, rack_group):
     fabric = FabricFactory()
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     response = client.post(
         reverse("planner:rackgroup_create", args=[site.pk]), {**RACK_FORM, "fabrics": [fabric.pk]}
     )
@@ -138,11 +136,11 @@ def test_adding_a_rack_group_raises_the_sites_capacity(people, site, rack_group)
     assert list(added.fabrics.all()) == [fabric]
     capacity = client.get(site.get_absolute_url()).context["capacity"]
     assert capacity.power_kw == 400 + 4 * 30  # Row A 10 x 40 kW, Row B 4 x 30 kW
-    assert history_of(added)[0]["who"] == "facility"
+    assert history_of(added)[0]["who"] == cast.facility.username
 
 
-def test_liquid_cooling_without_loops_is_refused_beside_the_checkbox(people, site):
-    response = client_for(people[Role.FACILITY]).post(
+def test_liquid_cooling_without_loops_is_refused_beside_the_checkbox(cast, site):
+    response = cast.browser("facility").post(
         reverse("planner:rackgroup_create", args=[site.pk]), {**RACK_FORM, "cooling": "liquid"}
     )
     assert response.context["form"].errors == {
@@ -151,8 +149,8 @@ def test_liquid_cooling_without_loops_is_refused_beside_the_checkbox(people, sit
     assert not RackGroup.objects.exists()
 
 
-def test_a_duplicate_rack_group_name_shows_beside_the_name_field(people, site, rack_group):
-    response = client_for(people[Role.FACILITY]).post(
+def test_a_duplicate_rack_group_name_shows_beside_the_name_field(cast, site, rack_group):
+    response = cast.browser("facility").post(
         reverse("planner:rackgroup_create", args=[site.pk]), {**RACK_FORM, "name": "Row A"}
     )
     assert response.context["form"].errors["name"] == [
@@ -164,26 +162,20 @@ def test_a_duplicate_rack_group_name_shows_beside_the_name_field(people, site, r
 # --- CSRF ------------------------------------------------------------------------------------
 
 
-def strict_client(user) -> Client:
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(user)
-    return client
-
-
-def test_the_site_form_refuses_a_post_without_a_csrf_token(people):
-    client = strict_client(people[Role.FACILITY])
+def test_the_site_form_refuses_a_post_without_a_csrf_token(cast):
+    client = cast.browser("facility", enforce_csrf_checks=True)
     assert client.post(reverse("planner:site_create"), SITE_FORM).status_code == 403
     assert Site.objects.count() == 0
 
 
-def test_an_htmx_validation_post_without_a_csrf_token_is_refused(people):
-    client = strict_client(people[Role.FACILITY])
+def test_an_htmx_validation_post_without_a_csrf_token_is_refused(cast):
+    client = cast.browser("facility", enforce_csrf_checks=True)
     response = client.post(reverse("planner:site_create"), {**SITE_FORM, "_validate": "1"}, **HTMX)
     assert response.status_code == 403
 
 
-def test_an_htmx_post_with_the_header_token_from_the_page_is_accepted(people):
-    client = strict_client(people[Role.FACILITY])
+def test_an_htmx_post_with_the_header_token_from_the_page_is_accepted(cast):
+    client = cast.browser("facility", enforce_csrf_checks=True)
     page = client.get(reverse("planner:site_create")).content.decode()
     # base.html sends the token once, as a header, from <body hx-headers=...>.
     token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page).group(1)
@@ -196,8 +188,8 @@ def test_an_htmx_post_with_the_header_token_from_the_page_is_accepted(people):
     assert response.status_code == 200
 
 
-def test_deleting_a_rack_group_refuses_a_post_without_a_csrf_token(people, rack_group):
-    client = strict_client(people[Role.FACILITY])
+def test_deleting_a_rack_group_refuses_a_post_without_a_csrf_token(cast, rack_group):
+    client = cast.browser("facility", enforce_csrf_checks=True)
     response = client.post(reverse("planner:rackgroup_delete", args=[rack_group.pk]))
     assert response.status_code == 403
     assert RackGroup.objects.filter(pk=rack_group.pk).exists()

@@ -6,7 +6,6 @@ import re
 import pytest
 from django.urls import reverse
 
-from accounts.roles import Role
 from planner.models import RackGroup, Site
 from planner.sites.services import rack_group_save, site_update
 from tests.planner.sites.views.common import (
@@ -15,7 +14,6 @@ from tests.planner.sites.views.common import (
     HTMX,
     RACK_FORM,
     SITE_FORM,
-    client_for,
     import_url,
     upload,
 )
@@ -31,8 +29,8 @@ def someone_else_saves(site: Site, **changes) -> Site:
     return site_update(site=Site.objects.get(pk=site.pk), **changes)
 
 
-def test_the_edit_forms_carry_the_version_they_were_opened_on(people, site, rack_group):
-    client = client_for(people[Role.FACILITY])
+def test_the_edit_forms_carry_the_version_they_were_opened_on(cast, site, rack_group):
+    client = cast.browser("facility")
     for url in [
         reverse("planner:site_edit", args=[site.pk]),
         reverse("planner:rackgroup_edit", args=[rack_group.pk]),
@@ -43,8 +41,8 @@ def test_the_edit_forms_carry_the_version_they_were_opened_on(people, site, rack
     assert 'name="version"' not in create
 
 
-def test_saving_a_stale_site_form_overwrites_nothing_and_shows_both_values(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_saving_a_stale_site_form_overwrites_nothing_and_shows_both_values(cast, site):
+    client = cast.browser("facility")
     url = reverse("planner:site_edit", args=[site.pk])
     opened_on = client.get(url).context["form"]["version"].value()
     someone_else_saves(site, pue=1.5, location="Tianjin")
@@ -74,8 +72,8 @@ def test_saving_a_stale_site_form_overwrites_nothing_and_shows_both_values(peopl
     assert (site.pue, site.location, site.version) == (1.4, "Shanghai, Pudong", 3)
 
 
-def test_saving_a_stale_rack_group_form_overwrites_nothing(people, site, rack_group):
-    client = client_for(people[Role.FACILITY])
+def test_saving_a_stale_rack_group_form_overwrites_nothing(cast, site, rack_group):
+    client = cast.browser("facility")
     url = reverse("planner:rackgroup_edit", args=[rack_group.pk])
     theirs = RackGroup.objects.get(pk=rack_group.pk)
     theirs.cooling, theirs.liquid_loops = "liquid", True
@@ -93,8 +91,8 @@ def test_saving_a_stale_rack_group_form_overwrites_nothing(people, site, rack_gr
     assert (rack_group.cooling, rack_group.count, rack_group.version) == ("liquid", 10, 2)
 
 
-def test_inline_validation_warns_as_soon_as_someone_else_has_saved(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_inline_validation_warns_as_soon_as_someone_else_has_saved(cast, site):
+    client = cast.browser("facility")
     url = reverse("planner:site_edit", args=[site.pk])
     fresh = client.post(url, {**SITE_FORM, "version": "1", "_validate": "1"}, **HTMX)
     assert 'id="newer-version"' not in fresh.content.decode()
@@ -109,8 +107,8 @@ def test_inline_validation_warns_as_soon_as_someone_else_has_saved(people, site)
     assert site.pue == 1.5
 
 
-def test_a_form_without_its_version_is_refused_above_the_form(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_a_form_without_its_version_is_refused_above_the_form(cast, site):
+    client = cast.browser("facility")
     response = client.post(reverse("planner:site_edit", args=[site.pk]), SITE_FORM)
     assert response.status_code == 200
     assert response.context["form"].non_field_errors() == [
@@ -120,8 +118,8 @@ def test_a_form_without_its_version_is_refused_above_the_form(people, site):
     assert (site.name, site.version) == ("Alpha DC", 1)
 
 
-def test_a_stale_edit_shows_the_chinese_message(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_a_stale_edit_shows_the_chinese_message(cast, site):
+    client = cast.browser("facility")
     someone_else_saves(site, pue=1.5)
     response = client.post(
         reverse("planner:site_edit", args=[site.pk]),
@@ -132,9 +130,9 @@ def test_a_stale_edit_shows_the_chinese_message(people, site):
     assert "Someone else" not in message and "站点" in message
 
 
-def test_an_import_refuses_rows_changed_after_the_preview(people, site, rack_group):
+def test_an_import_refuses_rows_changed_after_the_preview(cast, site, rack_group):
     data = f"{HEADER}\nRow A,12,40,2n,40,air,42,1500,25,false,\n".encode()
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     token = client.post(import_url(site), {"file": upload(data)}).context["token"]
     theirs = RackGroup.objects.get(pk=rack_group.pk)
     theirs.count = 30
@@ -147,8 +145,8 @@ def test_an_import_refuses_rows_changed_after_the_preview(people, site, rack_gro
     assert (rack_group.count, rack_group.version) == (30, 2)
 
 
-def test_an_import_refuses_a_name_added_after_the_preview(people, site):
-    client = client_for(people[Role.FACILITY])
+def test_an_import_refuses_a_name_added_after_the_preview(cast, site):
+    client = cast.browser("facility")
     token = client.post(import_url(site), {"file": upload(GOOD_CSV)}).context["token"]
     rack_group_save(
         rack_group=RackGroup(
@@ -159,19 +157,17 @@ def test_an_import_refuses_a_name_added_after_the_preview(people, site):
     assert set(RackGroup.objects.values_list("name", flat=True)) == {"Row C"}
 
 
-def test_an_import_that_updates_a_rack_group_raises_its_version(people, site, rack_group):
+def test_an_import_that_updates_a_rack_group_raises_its_version(cast, site, rack_group):
     data = f"{HEADER}\nRow A,12,40,2n,40,air,42,1500,25,false,\n".encode()
-    client = client_for(people[Role.FACILITY])
+    client = cast.browser("facility")
     token = client.post(import_url(site), {"file": upload(data)}).context["token"]
     assert client.post(import_url(site), {"token": token}).status_code == 302
     rack_group.refresh_from_db()
     assert (rack_group.count, rack_group.version) == (12, 2)
 
 
-def test_deleting_a_rack_group_changed_after_the_page_was_loaded_is_refused(
-    people, site, rack_group
-):
-    client = client_for(people[Role.FACILITY])
+def test_deleting_a_rack_group_changed_after_the_page_was_loaded_is_refused(cast, site, rack_group):
+    client = cast.browser("facility")
     page = client.get(site.get_absolute_url()).content.decode()
     shown = re.search(r'name="version" value="(\d+)"', page).group(1)
     theirs = RackGroup.objects.get(pk=rack_group.pk)
