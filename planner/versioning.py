@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.db import IntegrityError
 from django.db.models import Model
 
@@ -32,8 +34,20 @@ def claim_version(obj) -> None:
     obj.version += 1
 
 
+# Every history record one save writes (the row, then its many-to-many fields cleared and set)
+# carries the same mark as its change reason, so the history shows them as one change.
+SAVE_MARK_PREFIX = "save:"
+
+
+def mark_save(obj) -> None:
+    """Stamp the history records the next save of `obj` writes as one change
+    (django-simple-history's documented `_change_reason`)."""
+    obj._change_reason = SAVE_MARK_PREFIX + uuid.uuid4().hex
+
+
 def save_versioned(obj) -> None:
     """Insert a new row, or update one that is still at the version it was read at."""
+    mark_save(obj)
     read_at = obj.version
     try:
         if obj.pk is not None:

@@ -18,14 +18,19 @@ HISTORY_KINDS = {
 }
 
 
+def _has_slug(model) -> bool:
+    return any(f.name == "slug" for f in model._meta.get_fields())
+
+
 def shown_value(field, value) -> str:
     """A history value as people read it: choice labels, fabric names, an em dash for empty."""
     if value is None or value == "" or value == []:
         return "—"
-    if field is not None and field.many_to_many:
-        ids = [v.get(field.m2m_reverse_field_name()) for v in value if isinstance(v, dict)]
-        names = field.related_model.objects.filter(pk__in=ids).values_list("name", flat=True)
-        return ", ".join(sorted(names)) or "—"
+    if field is not None and field.many_to_many and _has_slug(field.related_model):
+        # planner.history names related rows by slug; people read their names.
+        related = field.related_model.objects.filter(slug__in=value)
+        names = {row.slug: str(getattr(row, "name", row)) for row in related}
+        return ", ".join(sorted(names.get(v, str(v)) for v in value)) or "—"
     if field is not None and field.choices:
         return str(dict(field.flatchoices).get(value, value))
     if isinstance(value, bool):

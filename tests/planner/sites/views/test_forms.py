@@ -193,3 +193,24 @@ def test_deleting_a_rack_group_refuses_a_post_without_a_csrf_token(cast, rack_gr
     response = client.post(reverse("planner:rackgroup_delete", args=[rack_group.pk]))
     assert response.status_code == 403
     assert RackGroup.objects.filter(pk=rack_group.pk).exists()
+
+
+def test_a_change_of_fabrics_shows_in_the_history_with_their_names(cast, site, rack_group):
+    ndr = FabricFactory(name="InfiniBand NDR")
+    roce = FabricFactory(name="RoCE 400")
+    client = cast.browser("facility")
+    edit = reverse("planner:rackgroup_edit", args=[rack_group.pk])
+    form = {**RACK_FORM, "name": rack_group.name, "count": "10", "power_kw": "40"}
+    client.post(edit, {**form, "fabrics": [ndr.pk], "version": rack_group.version})
+    rack_group.refresh_from_db()
+    client.post(edit, {**form, "fabrics": [roce.pk], "version": rack_group.version})
+
+    entries = history_of(rack_group)
+    # One entry per change a person made: the version raised before the fabrics were set is
+    # not a change of its own.
+    assert all(entry["changes"] for entry in entries if entry["kind"] == "changed")
+    fabrics = [c for entry in entries for c in entry["changes"] if c["field"] == "fabrics"]
+    assert (fabrics[0]["old"], fabrics[0]["new"]) == ([ndr.slug], [roce.slug])
+    body = client.get(site.get_absolute_url()).content.decode()
+    assert "<del>InfiniBand NDR</del> → <ins>RoCE 400</ins>" in body
+    assert "<del>—</del> → <ins>—</ins>" not in body
