@@ -72,6 +72,13 @@ class Topology(models.TextChoices):
     PCIE_CPU = "pcie_cpu", _("PCIe through the CPU")
 
 
+class Population(models.TextChoices):
+    """How a server is sold with its accelerators."""
+
+    FIXED = "fixed", _("Only fully populated (DGX, HGX and OAM boards, rack systems)")
+    ANY = "any", _("Any count up to its slots")
+
+
 class ServerCooling(models.TextChoices):
     AIR = "air", _("Air")
     LIQUID = "liquid", _("Liquid")

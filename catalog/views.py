@@ -133,11 +133,7 @@ def server_detail(request: HttpRequest, slug: str) -> HttpResponse:
     server = get_object_or_404(
         ServerPlatform.objects.select_related("fixed_accelerator"), slug=slug
     )
-    fits = (
-        [server.fixed_accelerator]
-        if server.fixed_accelerator
-        else Accelerator.objects.filter(form_factor__in=server.form_factors).order_by("name")
-    )
+    fits = Accelerator.objects.filter(slug__in=server.accepts).order_by("vendor", "name")
     return render(request, "catalog/server_detail.html", {"item": server, "fits": fits})
 
 

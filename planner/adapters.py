@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from planner.engine.facility import ServerFacilitySpec, populated
 from planner.engine.specs import AcceleratorSpec, FabricSpec, ModelSpec
 
 # PCIe x16 per direction, GB/s, by generation (PCI-SIG: 16 GT/s Gen4, 32 GT/s Gen5, 128b/130b).
@@ -29,8 +30,7 @@ def accelerator_spec(item) -> AcceleratorSpec:
         scale_up_gb_s=float(item.scale_up_gb_s) if item.scale_up_gb_s else None,
         scale_up_domain=int(item.scale_up_domain or 1),
         pcie_gb_s=PCIE_X16_GB_S.get(gen, 31.5) * lanes / 16,
-        consumer_cooling=getattr(item, "cooling", "") in ("open_air", "blower")
-        and getattr(item, "segment", "") != "datacenter",
+        consumer_cooling=consumer_cooled(item),
         name=getattr(item, "slug", "") or getattr(item, "name", ""),
     )
 
@@ -65,4 +65,35 @@ def fabric_spec(item) -> FabricSpec:
         per_gpu_gb_s=float(item.port_gbps) / 8,
         latency_us=float(latency),
         name=getattr(item, "slug", ""),
+    )
+
+
+def consumer_cooled(accelerator) -> bool:
+    """A card cooled by open-air or blower fans made for a desktop, not a server's airflow."""
+    return getattr(accelerator, "cooling", "") in ("open_air", "blower") and (
+        getattr(accelerator, "segment", "") != "datacenter"
+    )
+
+
+def server_facility_spec(server, card, count: int | None = None) -> ServerFacilitySpec:
+    """A catalog server as the facility sees it with `count` of `card` inside (all its slots by
+    default): the published maximum when full, else its base load plus the cards."""
+    slots = int(server.accelerator_slots)
+    empty = ServerFacilitySpec(
+        power_kw=0.0,
+        units=int(server.rack_units),
+        kg=None if server.weight_kg is None else float(server.weight_kg),
+        cooling=server.cooling,
+        airflow=server.airflow,
+        open_air_cards=consumer_cooled(card) or server.airflow == "desktop",
+        name=server.slug,
+    )
+    return populated(
+        empty,
+        max_kw=server.max_power_kw,
+        base_w=server.base_power_w,
+        slots=slots,
+        count=slots if count is None else count,
+        card=card.slug,
+        card_w=float(card.board_power_w),
     )

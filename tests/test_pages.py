@@ -8,8 +8,8 @@ a finished training and serving simulation, a calibration profile."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +21,14 @@ from planner.calibrations.services import calibration_create
 from planner.choices import SimulationStatus
 from planner.engine.simulate.question import inputs_hash
 from planner.messages.catalogue import TEMPLATES
-from planner.models import RackGroup, Simulation, Site
+from planner.models import RackGroup, Simulation
 from planner.plans.services import plan_create, workload_create
 from planner.simulations.services import simulation_question
 from planner.sites.services import rack_group_save, site_create
 
 pytestmark = pytest.mark.django_db
 
-PROBE = json.loads(
-    (Path(__file__).resolve().parent / "fixtures" / "h200-probe.json").read_text()
-)
+PROBE = json.loads((Path(__file__).resolve().parent / "fixtures" / "h200-probe.json").read_text())
 LANGUAGES = ("en", "zh-hans")
 # Pages whose answer is a download or a redirect, not a page.
 NOT_PAGES = {

@@ -67,6 +67,10 @@ class AcceleratorSerializer(serializers.ModelSerializer):
 class ServerPlatformSerializer(serializers.ModelSerializer):
     source_urls = SourceListField()
     form_factors = serializers.ListField(child=serializers.CharField())
+    accepts = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Slugs of the accelerators the vendor sells or validates it with",
+    )
     fixed_accelerator = serializers.SlugRelatedField(
         slug_field="slug",
         read_only=True,
@@ -82,6 +86,10 @@ class ServerPlatformSerializer(serializers.ModelSerializer):
             "accelerator_slots",
             "form_factors",
             "fixed_accelerator",
+            "accepts",
+            "population",
+            "base_power_w",
+            "power_note",
             "topology",
             "rack_units",
             "max_power_kw",

@@ -9,6 +9,7 @@ limits, and zero where the server needs liquid loops the rack lacks.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -124,6 +125,50 @@ class FitResult:
 
 def _floor_ratio(budget: float, need: float) -> int:
     return max(0, math.floor(budget / need + _FLOOR_TOLERANCE))
+
+
+def server_power_kw(
+    *, max_kw: float | None, base_w: float | None, slots: int, count: int, card_w: float
+) -> float:
+    """What a server draws with `count` of its `slots` filled by cards of `card_w` board power:
+    the published maximum when it is fully populated (or no base load is known), else its
+    platform base load plus the cards' board power."""
+    if max_kw is not None and (count >= slots or base_w is None):
+        return max_kw
+    return ((base_w or 0.0) + count * card_w) / 1000
+
+
+def populated(
+    server: ServerFacilitySpec,
+    *,
+    max_kw: float | None,
+    base_w: float | None,
+    slots: int,
+    count: int,
+    card: str,
+    card_w: float,
+) -> ServerFacilitySpec:
+    """The server as the facility sees it with `count` cards inside: its draw from the published
+    maximum when full, else from its base load and the cards (and then said to be derived)."""
+    published = max_kw is not None and (count >= slots or base_w is None)
+    note = None
+    if not published:
+        note = message(
+            "power_note.base_plus_cards",
+            base_w=base_w or 0.0,
+            count=count,
+            board_power_w=card_w,
+            card=card,
+        )
+    return dataclasses.replace(
+        server,
+        power_kw=server_power_kw(
+            max_kw=max_kw, base_w=base_w, slots=slots, count=count, card_w=card_w
+        ),
+        accelerators=count,
+        power_estimated=not published,
+        power_note=note,
+    )
 
 
 def eta_thermal(rack: RackSpec, server: ServerFacilitySpec) -> float:

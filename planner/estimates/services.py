@@ -9,13 +9,11 @@ from typing import Any
 
 from django.utils.translation import gettext_noop as _
 
-from catalog.choices import Airflow, Cooling, Segment
 from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
-from planner.adapters import accelerator_spec, fabric_spec, model_spec
+from planner.adapters import accelerator_spec, fabric_spec, model_spec, server_facility_spec
 from planner.engine import RequestError, estimate
 from planner.engine.contract import EstimateQuestion, fit_request_from_dict, parse
 from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
-from planner.engine.messages import message
 from planner.engine.specs import EstimateRequest
 from planner.messages.answers import localise_estimate, localise_fit
 
@@ -89,69 +87,6 @@ def estimate_run(*, data: Any, user=None) -> dict:
 
 # Facility fit --------------------------------------------------------------------------------
 
-# Accelerators draw about 55-60 % of an 8-GPU server's maximum: DGX H100 8 x 700 W of 10.2 kW,
-# DGX B200 8 x 1000 W of 14.3 kW (NVIDIA user guides). Servers without a published maximum are
-# estimated as their cards' board power over this share.
-ACCELERATOR_SHARE_OF_SERVER_POWER = 0.6
-
-
-def consumer_cooled(accelerator) -> bool:
-    return (
-        accelerator.cooling in (Cooling.OPEN_AIR, Cooling.BLOWER)
-        and accelerator.segment != Segment.DATACENTER
-    )
-
-
-def server_facility_spec(
-    server: ServerPlatform, accelerator: Accelerator | None = None
-) -> ServerFacilitySpec:
-    """A catalog server as the facility sees it, with `accelerator` (or its fixed one) inside."""
-    card = server.fixed_accelerator or accelerator
-    power_kw, note = server.max_power_kw, None
-    if power_kw is None:
-        if card is None:
-            # Unknown cards: assume the most power-hungry that fits, so the rack is not overfilled.
-            card = (
-                Accelerator.objects.filter(form_factor__in=server.form_factors)
-                .order_by("-board_power_w", "slug")
-                .first()
-            )
-            if card is None:
-                raise RequestError(
-                    "server",
-                    _("{server} publishes no power and no catalog card fits it"),
-                    server=server.slug,
-                )
-            note = message(
-                "power_note.assumed_card",
-                card=card.slug,
-                share=ACCELERATOR_SHARE_OF_SERVER_POWER,
-            )
-        else:
-            note = message(
-                "power_note.cards",
-                slots=server.accelerator_slots,
-                board_power_w=card.board_power_w,
-                card=card.slug,
-                share=ACCELERATOR_SHARE_OF_SERVER_POWER,
-            )
-        power_kw = (
-            server.accelerator_slots * card.board_power_w / 1000 / ACCELERATOR_SHARE_OF_SERVER_POWER
-        )
-    return ServerFacilitySpec(
-        power_kw=float(power_kw),
-        units=int(server.rack_units),
-        kg=None if server.weight_kg is None else float(server.weight_kg),
-        cooling=server.cooling,
-        airflow=server.airflow,
-        accelerators=int(server.accelerator_slots),
-        open_air_cards=(card is not None and consumer_cooled(card))
-        or server.airflow == Airflow.DESKTOP,
-        power_estimated=server.max_power_kw is None,
-        power_note=note,
-        name=server.slug,
-    )
-
 
 def _server_facility_resolver():
     find_server = _resolver(ServerPlatform, lambda item: item, "server")
@@ -160,14 +95,24 @@ def _server_facility_resolver():
     def resolve(slug: str, accelerator_slug: str | None) -> ServerFacilitySpec:
         server = find_server(slug)
         accelerator = None if accelerator_slug is None else find_accelerator(accelerator_slug)
-        if accelerator is not None and not server.accepts(accelerator):
-            takes = server.fixed_accelerator.slug if server.fixed_accelerator else None
+        if accelerator is None:
+            # Cards not named: the most power-hungry the server takes, so no rack is overfilled.
+            accelerator = (
+                Accelerator.objects.filter(slug__in=server.accepts)
+                .order_by("-board_power_w", "slug")
+                .first()
+            )
+            if accelerator is None:
+                raise RequestError(
+                    "server", _("{server} lists no accelerator it takes"), server=server.slug
+                )
+        elif not server.takes(accelerator):
             raise RequestError(
                 "accelerator",
                 _("{card} does not fit {server} (it takes {takes})"),
                 card=accelerator.slug,
                 server=server.slug,
-                takes=takes or ", ".join(server.form_factors),
+                takes=", ".join(server.accepts),
             )
         return server_facility_spec(server, accelerator)
 

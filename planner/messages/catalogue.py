@@ -119,12 +119,8 @@ TEMPLATES: dict[str, str] = {
     "binding.units": _("units"),
     "binding.weight": _("weight"),
     "binding.cooling_type": _("cooling type"),
-    "power_note.cards": _(
-        "{slots} x {board_power_w:g} W {card} / {share:g} accelerator share of server power"
-    ),
-    "power_note.assumed_card": _(
-        "assuming the most power-hungry card that fits, {card}; name 'accelerator' / {share:g} "
-        "accelerator share of server power"
+    "power_note.base_plus_cards": _(
+        "{base_w:g} W platform load + {count} x {board_power_w:g} W {card}"
     ),
     # Cost.
     "cost.server_price_unknown": _(
@@ -190,6 +186,13 @@ TEMPLATES: dict[str, str] = {
     "failure.ttft": _("TTFT {ttft_ms:.0f} ms over the {target:g} ms target"),
     "failure.tpot": _("TPOT {tpot_ms:.1f} ms over the {target:g} ms target"),
     "failure.rate": _("serves {capacity_rps:.1f} requests/s, short of {target:g}"),
+    "failure.no_fabric_ports": _(
+        "{server} has no compute-fabric ports: it cannot be one of several servers"
+    ),
+    "fabric.fewer_ports": _(
+        "{ports} x {port_gbps:g} Gbit/s NIC ports for {accelerators} accelerators give "
+        "{per_card_gbps:g} Gbit/s each, under the fabric's {fabric_gbps:g}"
+    ),
     # What "why none" counts a failure as, where the failure's figures vary from build to build.
     "failure.sharded_state.short": _("does not fit in memory"),
     "failure.memory.short": _("does not fit in memory"),

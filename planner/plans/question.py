@@ -11,14 +11,14 @@ from django.utils.translation import gettext_noop as _
 
 from catalog.currency import convert
 from catalog.models import Accelerator, ServerPlatform
-from planner.adapters import accelerator_spec
+from planner.adapters import accelerator_spec, consumer_cooled, server_facility_spec
 from planner.engine import RequestError
 from planner.engine.contract import parse
 from planner.engine.contract.plan import InlineSite, RecommendQuestion, Workload
 from planner.engine.facility import RackSpec
 from planner.engine.recommend import AcceleratorOption, PlanQuestion, RackGroupOption, ServerOption
 from planner.engine.specs import CalibrationSpec, EstimateRequest
-from planner.estimates.services import catalog_resolvers, consumer_cooled, server_facility_spec
+from planner.estimates.services import catalog_resolvers
 from planner.models import Site
 
 # Without a site: no rack limits, and the PUE a planner would assume for a modern hall.
@@ -126,10 +126,23 @@ def _options(
     )
 
 
-def _servers(cards: list[Accelerator], currency: str) -> tuple[ServerOption, ...]:
+def _servers(
+    cards: list[Accelerator], currency: str, wanted: list[str] | None
+) -> tuple[ServerOption, ...]:
+    """The catalog's servers (those named in the question, when it names some), each with the
+    chosen accelerators its vendor sells or validates it with."""
+    rows = ServerPlatform.objects.order_by("slug")
+    if wanted:
+        known = set(rows.filter(slug__in=wanted).values_list("slug", flat=True))
+        unknown = sorted(set(wanted) - known)
+        if unknown:
+            raise RequestError(
+                "servers", _("unknown server platform {slug}"), slug=repr(unknown[0])
+            )
+        rows = rows.filter(slug__in=wanted)
     servers = []
-    for server in ServerPlatform.objects.select_related("fixed_accelerator").order_by("slug"):
-        takes = [a for a in cards if server.accepts(a)]
+    for server in rows:
+        takes = [a for a in cards if server.takes(a)]
         if not takes:
             continue
         servers.append(
@@ -139,6 +152,11 @@ def _servers(cards: list[Accelerator], currency: str) -> tuple[ServerOption, ...
                 fits=frozenset(a.slug for a in takes),
                 facility={a.slug: server_facility_spec(server, a) for a in takes},
                 price=convert(server.price, server.price_currency, currency),
+                whole_only=server.whole_systems_only,
+                max_power_kw=server.max_power_kw,
+                base_power_w=server.base_power_w,
+                nic_ports=server.network_ports,
+                nic_gbps=float(server.network_port_gbps or 0),
             )
         )
     return tuple(servers)
@@ -181,7 +199,7 @@ def plan_question(
     engine_question = PlanQuestion(
         workload=workload,
         accelerators=_options(cards, currency, measured),
-        servers=_servers(cards, currency),
+        servers=_servers(cards, currency, question.servers),
         racks=racks,
         pue=pue,
         price_per_kwh=convert(price_per_kwh, price_currency or currency, currency)

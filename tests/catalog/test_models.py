@@ -95,13 +95,23 @@ def test_server_fixed_accelerator_must_fit_its_form_factors():
     assert "fixed_accelerator" in excinfo.value.message_dict
 
 
-def test_server_accepts_cards_by_form_factor_or_fixed_model():
-    sxm, pcie = AcceleratorFactory(form_factor="sxm"), AcceleratorFactory(form_factor="pcie")
-    open_box = ServerPlatformFactory(form_factors=["sxm"])
-    dgx = ServerPlatformFactory(form_factors=["sxm"], fixed_accelerator=sxm)
-    other_sxm = AcceleratorFactory(form_factor="sxm")
-    assert open_box.accepts(sxm) and not open_box.accepts(pcie)
-    assert dgx.accepts(sxm) and not dgx.accepts(other_sxm)
+def test_a_server_takes_only_the_cards_it_lists():
+    h100, b200 = AcceleratorFactory(form_factor="sxm"), AcceleratorFactory(form_factor="sxm")
+    hgx = ServerPlatformFactory(form_factors=["sxm"], accepts=[h100.slug])
+    assert hgx.takes(h100) and not hgx.takes(b200)  # same form factor, another board
+
+
+def test_a_server_must_list_known_cards_and_its_fixed_one():
+    h100, b200 = AcceleratorFactory(form_factor="sxm"), AcceleratorFactory(form_factor="sxm")
+    with pytest.raises(ValidationError, match="Unknown accelerator"):
+        ServerPlatformFactory.build(accepts=["no-such-card"]).full_clean()
+    with pytest.raises(ValidationError, match="fixed accelerator"):
+        ServerPlatformFactory.build(accepts=[b200.slug], fixed_accelerator=h100).full_clean()
+
+
+def test_a_server_needs_its_maximum_or_its_base_load():
+    with pytest.raises(IntegrityError):
+        ServerPlatformFactory(max_power_kw=None, base_power_w=None)
 
 
 def test_server_rejects_non_positive_power():

@@ -11,12 +11,13 @@ from planner.engine.recommend import (
     PlanQuestion,
     RackGroupOption,
     ServerOption,
-    candidate_layouts,
     recommend,
     rerank,
+    server_counts,
     sharded_state_gib,
 )
-from planner.engine.specs import GIB
+from planner.engine.recommend.builds import build_fabric
+from planner.engine.specs import GIB, FabricSpec
 from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
 
 CARDS = (
@@ -33,6 +34,8 @@ HGX = ServerOption(
         "a100": ServerFacilitySpec(power_kw=6.5, units=6, kg=120),
     },
     price=50_000,  # the chassis alone: less than its eight cards
+    nic_ports=8,
+    nic_gbps=400,
 )
 WORKSTATION = ServerOption(
     "workstation",
@@ -69,7 +72,7 @@ def test_the_recommender_never_offers_a_card_in_a_server_that_does_not_list_it(
 
 def test_builds_fill_one_server_by_doubling_then_add_whole_servers():
     # Eight slots: 1, 2 and 4 cards in one server, then 1, 2, 4... full servers up to 32 cards.
-    assert candidate_layouts(PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), max_count=32), 8) == [
+    assert server_counts(PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), max_count=32), HGX) == [
         (1, 1),
         (1, 2),
         (1, 4),
@@ -78,9 +81,42 @@ def test_builds_fill_one_server_by_doubling_then_add_whole_servers():
         (4, 8),
     ]
     # A floor of four cards drops the smaller builds.
-    assert candidate_layouts(
-        PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), min_count=4, max_count=32), 8
+    assert server_counts(
+        PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (HGX,), min_count=4, max_count=32), HGX
     ) == [(1, 4), (1, 8), (2, 8), (4, 8)]
+
+
+def test_a_server_sold_only_fully_populated_comes_only_in_whole_units():
+    dgx = dataclasses.replace(HGX, whole_only=True)
+    question = PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (dgx,), max_count=32)
+    assert server_counts(question, dgx) == [(1, 8), (2, 8), (4, 8)]
+    ranking = recommend(question)
+    assert {c.count % 8 for c in every_build(ranking)} == {0}
+
+
+def test_several_servers_without_fabric_ports_are_rejected_and_say_so(finetune_ranking):
+    apart = [c for c in every_build(finetune_ranking) if c.server == "workstation" and c.nodes > 1]
+    assert apart and all(c.failures[0].code == "failure.no_fabric_ports" for c in apart)
+
+
+def test_fewer_nic_ports_than_cards_narrow_the_fabric_and_say_so():
+    fabric = FabricSpec(per_gpu_gb_s=50.0)  # 400 Gbit/s per accelerator
+    two_ports = dataclasses.replace(HGX, nic_ports=2, nic_gbps=400)
+    narrowed, note = build_fabric(fabric, two_ports, nodes=2, per_node=8)
+    # 2 x 400 Gbit/s shared by 8 cards: 100 Gbit/s, 12.5 GB/s each.
+    assert narrowed.per_gpu_gb_s == pytest.approx(12.5)
+    assert note.code == "fabric.fewer_ports" and note.params["per_card_gbps"] == pytest.approx(100)
+    assert build_fabric(fabric, HGX, nodes=2, per_node=8) == (fabric, None)
+    assert build_fabric(fabric, two_ports, nodes=1, per_node=8) == (fabric, None)
+
+
+def test_a_partly_filled_server_draws_its_base_load_and_its_cards():
+    server = dataclasses.replace(HGX, max_power_kw=10.2, base_power_w=4600)
+    ranking = recommend(PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (server,), max_count=8))
+    by_count = {c.count: c for c in every_build(ranking) if c.accelerator == "h100" and c.fit}
+    # 4,600 W platform + 2 x 700 W; fully populated, the published 10.2 kW.
+    assert by_count[2].fit["it_power_kw"] == pytest.approx(6.0)
+    assert by_count[8].fit["it_power_kw"] == pytest.approx(10.2)
 
 
 def test_every_build_is_either_ranked_or_rejected(finetune_ranking):
@@ -138,7 +174,7 @@ def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacit
     # Capacity in requests/s is decode tokens/s over the tokens each answer produces.
     ranking = recommend(question(serve(LLAMA3_8B, batch=16, output=128), target_rps=20))
     short = met = 0
-    for c in every_build(ranking):
+    for c in (c for c in every_build(ranking) if c.estimate):
         capacity = c.estimate["inference"]["decode_tokens_per_s"] / 128
         assert c.estimate["capacity_rps"] == pytest.approx(capacity, abs=1e-3)
         short_of_20 = [f for f in c.failures if f.code == "failure.rate"]

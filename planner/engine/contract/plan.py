@@ -226,6 +226,9 @@ class RecommendQuestion(Question):
         Annotated[list[str], BeforeValidator(_strings(_("must be a list of accelerator slugs")))]
         | None
     ) = Field(None, description="Only these catalog accelerators")
+    servers: (
+        Annotated[list[str], BeforeValidator(_strings(_("must be a list of server slugs")))] | None
+    ) = Field(None, description="Only these catalog servers")
     count: CountRange = Field(default_factory=CountRange)
     deadline_days: Annotated[float, number(ge=0.001)] | None = Field(
         None, description="Training must finish within"

@@ -1,7 +1,7 @@
 """Every build that suits a workload, estimated, fitted into the site, costed and scored on the
 five dimensions; ranked, with the ones that break a hard constraint listed apart."""
 
-from planner.engine.recommend.builds import candidate_layouts, sharded_state_gib
+from planner.engine.recommend.builds import server_counts, sharded_state_gib
 from planner.engine.recommend.plan import (
     AcceleratorOption,
     Candidate,
@@ -19,8 +19,8 @@ __all__ = [
     "RackGroupOption",
     "Ranking",
     "ServerOption",
-    "candidate_layouts",
     "recommend",
     "rerank",
+    "server_counts",
     "sharded_state_gib",
 ]

@@ -10,11 +10,11 @@ from typing import Any
 
 from planner.engine.cost import cost as cost_of
 from planner.engine.estimate import estimate
-from planner.engine.facility import RackSpec, ServerFacilitySpec, fit
+from planner.engine.facility import RackSpec, ServerFacilitySpec, fit, populated
 from planner.engine.memory import OPTIMIZER_STATE_BYTES, master_weight_bytes, training_weight_bytes
 from planner.engine.messages import Message, message
 from planner.engine.recommend.plan import AcceleratorOption, Candidate, PlanQuestion, ServerOption
-from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest
+from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest, FabricSpec
 
 
 @dataclass(frozen=True)
@@ -101,12 +101,13 @@ def sharded_state_gib(workload: EstimateRequest, count: int) -> float:
     return workload.model.params * per_param / count / GIB
 
 
-def candidate_layouts(question: PlanQuestion, slots: int) -> list[tuple[int, int]]:
-    """(servers, accelerators per server) pairs in the count range: one server partly or
-    fully filled (1, 2, 4... cards), or several full ones, doubling."""
+def server_counts(question: PlanQuestion, server: ServerOption) -> list[tuple[int, int]]:
+    """(servers, accelerators per server) pairs in the count range: one server partly filled
+    (1, 2, 4... cards) where it is sold so, or one or several full ones, doubling."""
+    slots = server.slots
     pairs = []
     per = 1
-    while per < slots:
+    while per < slots and not server.whole_only:
         pairs.append((1, per))
         per *= 2
     nodes = 1
@@ -116,6 +117,28 @@ def candidate_layouts(question: PlanQuestion, slots: int) -> list[tuple[int, int
     return [(n, k) for n, k in pairs if question.min_count <= n * k <= question.max_count]
 
 
+def build_fabric(
+    fabric: FabricSpec, server: ServerOption, *, nodes: int, per_node: int
+) -> tuple[FabricSpec, Message | None]:
+    """The scale-out network as one accelerator of this build sees it: the fabric's port per
+    accelerator, or less where the server has fewer NIC ports than accelerators (2 x 400 Gbit/s
+    on a box of 8 cards is 100 Gbit/s each). None of it matters inside one server."""
+    if nodes == 1 or server.nic_ports <= 0:
+        return fabric, None
+    per_card_gb_s = server.nic_ports * server.nic_gbps / 8 / per_node
+    if per_card_gb_s >= fabric.per_gpu_gb_s:
+        return fabric, None
+    note = message(
+        "fabric.fewer_ports",
+        ports=server.nic_ports,
+        port_gbps=server.nic_gbps,
+        accelerators=per_node,
+        per_card_gbps=per_card_gb_s * 8,
+        fabric_gbps=fabric.per_gpu_gb_s * 8,
+    )
+    return dataclasses.replace(fabric, per_gpu_gb_s=per_card_gb_s), note
+
+
 def _build_answer(
     question: PlanQuestion,
     option: AcceleratorOption,
@@ -123,12 +146,13 @@ def _build_answer(
     nodes: int,
     per_node: int,
     precision: str,
-    answers: dict[tuple[str, int, int, str], dict[str, Any] | Message],
+    fabric: FabricSpec,
+    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message],
 ) -> dict[str, Any] | Message:
     """The estimate of one build as the contract's JSON, or why there is none. Builds that
     differ only in their server share one estimate (`answers` keeps them)."""
     count = nodes * per_node
-    key = (option.slug, per_node, count, precision)
+    key = (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
     if key in answers:
         return answers[key]
     floor = sharded_state_gib(question.workload, count)
@@ -143,6 +167,7 @@ def _build_answer(
         count=count,
         per_node=per_node,
         precision=precision,
+        fabric=fabric,
         calibration=option.calibration,
     )
     try:
@@ -159,10 +184,10 @@ def _costed(
     *,
     nodes: int,
     per_node: int,
+    facility: ServerFacilitySpec,
     answer: dict[str, Any],
 ) -> Candidate:
     """A build with an estimate, fitted into the site and costed; scores come later."""
-    facility = server.facility[option.slug]
     site = site_fit(question, facility, nodes)
     money = cost_of(
         nodes=nodes,
@@ -182,37 +207,77 @@ def _costed(
     return Candidate(option.slug, server.slug, count, nodes, kept, site, money.as_dict(), {}, {})
 
 
+def _one_build(
+    question: PlanQuestion,
+    server: ServerOption,
+    option: AcceleratorOption,
+    *,
+    nodes: int,
+    per_node: int,
+    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message],
+) -> tuple[Candidate, BuildContext | None]:
+    """One build: estimated, fitted and costed with its context, or rejected with why."""
+    count = nodes * per_node
+    if nodes > 1 and server.nic_ports <= 0:
+        failure = message("failure.no_fabric_ports", server=server.slug)
+        return Candidate(
+            option.slug, server.slug, count, nodes, {}, {}, {}, {}, {}, failures=[failure]
+        ), None
+    precision, native = precision_for(question.workload, option.spec)
+    fabric, fabric_note = build_fabric(
+        question.workload.fabric, server, nodes=nodes, per_node=per_node
+    )
+    answer = _build_answer(
+        question,
+        option,
+        nodes=nodes,
+        per_node=per_node,
+        precision=precision,
+        fabric=fabric,
+        answers=answers,
+    )
+    if isinstance(answer, Message):
+        return Candidate(
+            option.slug, server.slug, count, nodes, {}, {}, {}, {}, {}, failures=[answer]
+        ), None
+    if fabric_note is not None:
+        answer = {**answer, "warnings": [*answer["warnings"], fabric_note.as_dict()]}
+    facility = populated(
+        server.facility[option.slug],
+        max_kw=server.max_power_kw,
+        base_w=server.base_power_w,
+        slots=server.slots,
+        count=per_node,
+        card=option.slug,
+        card_w=option.spec.tdp_w,
+    )
+    candidate = _costed(
+        question, server, option, nodes=nodes, per_node=per_node, facility=facility, answer=answer
+    )
+    return candidate, BuildContext(option, facility, native)
+
+
 def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]], list[Candidate]]:
-    """Every build of the question's servers and the accelerators they take: those with an
-    estimate (and what scoring needs to know of them), and those without one."""
+    """Every build of the question's servers and the accelerators they take, in the counts they
+    are sold in: those with an estimate (and what scoring needs to know of them), and those
+    without one."""
     accelerators = {a.slug: a for a in question.accelerators}
-    answers: dict[tuple[str, int, int, str], dict[str, Any] | Message] = {}
+    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message] = {}
     built: list[tuple[Candidate, BuildContext]] = []
     unusable: list[Candidate] = []
     for server in question.servers:
         for slug in sorted(server.fits & accelerators.keys()):
-            option = accelerators[slug]
-            precision, native = precision_for(question.workload, option.spec)
-            for nodes, per_node in candidate_layouts(question, server.slots):
-                answer = _build_answer(
+            for nodes, per_node in server_counts(question, server):
+                candidate, context = _one_build(
                     question,
-                    option,
+                    server,
+                    accelerators[slug],
                     nodes=nodes,
                     per_node=per_node,
-                    precision=precision,
                     answers=answers,
                 )
-                if isinstance(answer, Message):
-                    count = nodes * per_node
-                    unusable.append(
-                        Candidate(
-                            slug, server.slug, count, nodes, {}, {}, {}, {}, {}, failures=[answer]
-                        )
-                    )
-                    continue
-                candidate = _costed(
-                    question, server, option, nodes=nodes, per_node=per_node, answer=answer
-                )
-                context = BuildContext(option, server.facility[slug], native)
-                built.append((candidate, context))
+                if context is None:
+                    unusable.append(candidate)
+                else:
+                    built.append((candidate, context))
     return built, unusable

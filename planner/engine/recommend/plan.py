@@ -32,9 +32,16 @@ class AcceleratorOption:
 class ServerOption:
     slug: str
     slots: int
-    fits: frozenset[str]  # accelerator slugs this server takes
-    facility: Mapping[str, ServerFacilitySpec]  # per accelerator slug (power may depend on it)
+    fits: frozenset[str]  # accelerator slugs the vendor sells or validates this server with
+    # Fully populated, per accelerator slug; a partly filled server draws its base load plus
+    # the cards it holds (planner.engine.facility.populated).
+    facility: Mapping[str, ServerFacilitySpec]
     price: float | None = None
+    whole_only: bool = False  # sold only fully populated: DGX, HGX and OAM boards, rack systems
+    max_power_kw: float | None = None  # published maximum, fully populated
+    base_power_w: float | None = None  # everything but the accelerators
+    nic_ports: int = 0  # compute-fabric ports
+    nic_gbps: float = 0.0  # per port
 
 
 @dataclass(frozen=True)

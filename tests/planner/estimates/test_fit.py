@@ -66,50 +66,51 @@ def test_dgx_h100_from_the_catalog_fits_one_to_a_15_kw_rack(loaded_catalog):
     assert any("each feed must carry the whole load" in w for w in answer["warnings"])
 
 
-def test_four_rtx_4090_in_a_2u_server_are_estimated_and_warned(loaded_catalog):
-    # Dell R760xa publishes no maximum: 4 slots x 450 W / 0.6 = 3.0 kW.
-    request = fit_request(
-        data={
-            "rack": RACK_15KW,
-            "server": "dell-poweredge-r760xa",
-            "accelerator": "nvidia-rtx-4090",
-        }
-    )
-    assert request.server.power_kw == pytest.approx(3.0)
+def test_consumer_cards_in_a_workstation_are_estimated_and_warned(loaded_catalog):
+    # The Lambda Vector publishes no maximum: its 360 W platform (Lambda's own sizing) plus
+    # 4 x 450 W RTX 4090 = 2.16 kW.
+    question = {"rack": RACK_15KW, "server": "lambda-vector", "accelerator": "nvidia-rtx-4090"}
+    request = fit_request(data=question)
+    assert request.server.power_kw == pytest.approx(0.36 + 4 * 0.45)
     assert request.server.power_estimated and request.server.open_air_cards
-    answer = fit_run(
-        data={
-            "rack": RACK_15KW,
-            "server": "dell-poweredge-r760xa",
-            "accelerator": "nvidia-rtx-4090",
-        }
-    )
-    assert answer["servers_per_rack"] == 5
+    answer = fit_run(data=question)
     codes = {m["code"] for m in answer["messages"] if m["field"] == "warnings"}
-    assert {THERMAL_RISK.code, "fit.power_estimated.how", "fit.weight_unknown"} <= codes
+    assert {THERMAL_RISK.code, "fit.power_estimated.how"} <= codes
     assert render(THERMAL_RISK) in answer["warnings"]
     assert answer["eta_thermal"] == pytest.approx(0.9)
+
+
+def test_a_card_the_server_does_not_list_is_refused_naming_what_it_takes(loaded_catalog):
+    with pytest.raises(RequestError) as excinfo:
+        fit_request(
+            data={"rack": RACK_15KW, "server": "dell-poweredge-r760xa", "accelerator": "nvidia-rtx-4090"}
+        )
+    assert excinfo.value.field == "accelerator"
+    assert "nvidia-l40s" in excinfo.value.message
 
 
 def test_datacenter_cards_in_the_same_server_are_not_a_thermal_risk(loaded_catalog):
     request = fit_request(
         data={"rack": RACK_15KW, "server": "dell-poweredge-r760xa", "accelerator": "nvidia-l40s"}
     )
-    assert request.server.power_kw == pytest.approx(4 * 0.350 / 0.6)
+    # The R760xa's 1,400 W platform load plus 4 x 350 W L40S.
+    assert request.server.power_kw == pytest.approx(1.4 + 4 * 0.350)
     assert not request.server.open_air_cards
 
 
-def test_server_without_published_power_assumes_the_hungriest_card_that_fits(loaded_catalog):
+def test_server_without_published_power_assumes_the_hungriest_card_it_takes(loaded_catalog):
     request = fit_request(data={"rack": RACK_15KW, "server": "dell-poweredge-r760xa"})
-    # The hungriest PCIe cards in the catalog draw 600 W: 4 x 600 W / 0.6 = 4 kW.
-    assert request.server.power_kw == pytest.approx(4.0)
+    # The hungriest card the R760xa lists is the 400 W H100 NVL: 1,400 W + 4 x 400 W.
+    assert request.server.power_kw == pytest.approx(1.4 + 4 * 0.4)
     assert request.server.power_estimated
 
 
-def test_fixed_accelerator_sets_an_estimated_power(loaded_catalog):
-    # Atlas 800T A2 publishes no maximum: 8 x 400 W Ascend 910B / 0.6 = 5.33 kW.
+def test_a_system_without_a_published_maximum_draws_its_base_load_and_its_cards(loaded_catalog):
+    # Atlas 800T A2: 3,300 W platform load (a proxy until Huawei's figure is entered) plus
+    # 8 x 400 W Ascend 910B.
     request = fit_request(data={"rack": RACK_15KW, "server": "huawei-atlas-800t-a2"})
-    assert request.server.power_kw == pytest.approx(8 * 0.4 / 0.6)
+    assert request.server.power_kw == pytest.approx(3.3 + 8 * 0.4)
+    assert request.server.power_estimated
 
 
 def test_desktop_workstation_is_a_thermal_risk_in_a_rack(loaded_catalog):
