@@ -64,7 +64,9 @@ class ServerPlatform(CatalogItem, Priced):
     power_note = models.TextField(
         _("power note"),
         blank=True,
-        help_text=_("Where the maximum or the base load comes from: published, derived or measured"),
+        help_text=_(
+            "Where the maximum or the base load comes from: published, derived or measured"
+        ),
     )
     weight_kg = models.FloatField(
         _("weight (kg)"), null=True, blank=True, help_text=_("Published weight, kg")
@@ -124,7 +126,9 @@ class ServerPlatform(CatalogItem, Priced):
     def _clean_accepts(self) -> None:
         if not isinstance(self.accepts, list) or not self.accepts:
             raise ValidationError({"accepts": _("Name at least one accelerator it takes.")})
-        known = set(Accelerator.objects.filter(slug__in=self.accepts).values_list("slug", flat=True))
+        known = set(
+            Accelerator.objects.filter(slug__in=self.accepts).values_list("slug", flat=True)
+        )
         unknown = [slug for slug in self.accepts if slug not in known]
         if unknown:
             raise ValidationError(

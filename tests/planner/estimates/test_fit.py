@@ -83,7 +83,11 @@ def test_consumer_cards_in_a_workstation_are_estimated_and_warned(loaded_catalog
 def test_a_card_the_server_does_not_list_is_refused_naming_what_it_takes(loaded_catalog):
     with pytest.raises(RequestError) as excinfo:
         fit_request(
-            data={"rack": RACK_15KW, "server": "dell-poweredge-r760xa", "accelerator": "nvidia-rtx-4090"}
+            data={
+                "rack": RACK_15KW,
+                "server": "dell-poweredge-r760xa",
+                "accelerator": "nvidia-rtx-4090",
+            }
         )
     assert excinfo.value.field == "accelerator"
     assert "nvidia-l40s" in excinfo.value.message
