@@ -99,14 +99,17 @@ def read_csv_rows(
     columns: Sequence[str],
     optional: Collection[str] = (),
     numeric: Collection[str] = (),
-    max_bytes: int = CSV_MAX_BYTES,
-    max_rows: int = CSV_MAX_ROWS,
+    max_bytes: int | None = None,
+    max_rows: int | None = None,
 ) -> CsvPreview:
     """The file's rows with their cells stripped, or the file-wide problems that stop it.
 
     `columns` are the ones the file may have, `optional` those it may leave out. A text cell
     starting with a formula character is an error on its column; `numeric` columns are left
-    to their number check, where "-5" is an ordinary (if perhaps wrong) value."""
+    to their number check, where "-5" is an ordinary (if perhaps wrong) value. The limits
+    default to CSV_MAX_BYTES and CSV_MAX_ROWS."""
+    max_bytes = CSV_MAX_BYTES if max_bytes is None else max_bytes
+    max_rows = CSV_MAX_ROWS if max_rows is None else max_rows
     text, problem = _decoded(data, max_bytes)
     if problem:
         return CsvPreview([], [problem])

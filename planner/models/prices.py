@@ -191,11 +191,11 @@ class Price(models.Model):
         on_delete=models.SET_NULL,
         related_name="copies",
     )
+    # Editable, though no form offers it, so the history shows when a price was retired.
     retired_at = models.DateTimeField(
         _("retired"),
         null=True,
         blank=True,
-        editable=False,
         help_text=_("Retired prices stay, with their history, but no price book uses them"),
     )
     created_by = models.ForeignKey(

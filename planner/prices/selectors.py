@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
-from planner.choices import NETWORK_ITEMS, PriceItem
+from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind
 from planner.models import Price
 from planner.prices.book import PriceBook, PriceEntry, is_expired, is_stale
 
@@ -115,3 +115,13 @@ def price_book(*, team, on: dt.date | None = None) -> PriceBook:
         on=on,
         cny_per_usd=float(settings.FLOPFIT_CNY_PER_USD),
     )
+
+
+def price_in_use(*, price: Price, team) -> PriceEntry | None:
+    """The entry `team`'s price book uses today for the item `price` is for: the price itself,
+    or the one that wins over it (a team's quote over a reference price, a newer one)."""
+    book = price_book(team=team)
+    if price.kind == PriceKind.RENT:
+        return book.rent(price.accelerator.slug, price.terms)
+    item_kind, item, cards = item_key(price)
+    return book.purchase(item_kind, item, accelerator=cards)

@@ -34,7 +34,7 @@ from planner.versioning import StaleVersionError, save_versioned
 COPIED_FIELDS = [
     f.name
     for f in Price._meta.concrete_fields
-    if f.editable and f.name not in {"id", "team", "created_by"}
+    if f.editable and f.name not in {"id", "team", "created_by", "retired_at"}
 ]
 
 
