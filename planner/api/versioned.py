@@ -106,7 +106,7 @@ NOT_MODIFIED = OpenApiResponse(
 )
 
 
-def _etag_header(noun: str, codes: list[int]) -> OpenApiParameter:
+def etag_header(noun: str, codes: list[int]) -> OpenApiParameter:
     return OpenApiParameter(
         "ETag",
         str,
@@ -117,7 +117,7 @@ def _etag_header(noun: str, codes: list[int]) -> OpenApiParameter:
     )
 
 
-def _if_match(noun: str, example: str) -> OpenApiParameter:
+def if_match_header(noun: str, example: str) -> OpenApiParameter:
     return OpenApiParameter(
         "If-Match",
         str,
@@ -154,9 +154,9 @@ def crud_docs(
     destroy = {204: None, 401: UNAUTHENTICATED, 403: forbidden, **guarded}
     if delete_conflicts:
         destroy[409] = CONFLICT
-    if_match = _if_match(noun, etag_example)
+    if_match = if_match_header(noun, etag_example)
     guarded_write = {
-        "parameters": [if_match, _etag_header(noun, [200, 412])],
+        "parameters": [if_match, etag_header(noun, [200, 412])],
         "responses": {200: serializer, **write, **guarded},
     }
     return {
@@ -172,17 +172,17 @@ def crud_docs(
                     OpenApiParameter.HEADER,
                     description="An ETag you hold: 304 with no body while it is current.",
                 ),
-                _etag_header(noun, [200, 304]),
+                etag_header(noun, [200, 304]),
             ],
             responses={200: serializer, 304: NOT_MODIFIED, 401: UNAUTHENTICATED, 404: not_found},
         ),
         "create": extend_schema(
-            parameters=[_etag_header(noun, [201])], responses={201: serializer, **write}
+            parameters=[etag_header(noun, [201])], responses={201: serializer, **write}
         ),
         "update": extend_schema(**guarded_write),
         "partial_update": extend_schema(**guarded_write),
         "destroy": extend_schema(
-            parameters=[if_match, _etag_header(noun, [412])], responses=destroy
+            parameters=[if_match, etag_header(noun, [412])], responses=destroy
         ),
         "history": history,
     }
@@ -217,11 +217,11 @@ class VersionedMixin:
     etag_kind: str
     noun: str
 
-    def _shown(self, instance) -> tuple[Mapping, str]:
+    def shown(self, instance) -> tuple[Mapping, str]:
         data = self.get_serializer(instance).data
         return data, representation_etag(self.etag_kind, data)
 
-    def _stale(self, current) -> Response:
+    def stale_response(self, current) -> Response:
         if current is None:
             body = {
                 "detail": _("This %(noun)s was deleted after you read it.") % {"noun": self.noun},
@@ -229,7 +229,7 @@ class VersionedMixin:
                 "current_etag": None,
             }
             return Response(body, status=status.HTTP_412_PRECONDITION_FAILED)
-        etag = self._shown(current)[1]
+        etag = self.shown(current)[1]
         body = {
             "detail": _(
                 "This %(noun)s changed after you read it: it is at version %(version)d now, "
@@ -254,13 +254,20 @@ class VersionedMixin:
 
     def _outdated(self, request, instance) -> Response | None:
         """412 when If-Match does not name the current version of `instance`."""
-        etag = self._shown(instance)[1]
+        etag = self.shown(instance)[1]
         return (
-            None if _if_match_passes(request.headers["If-Match"], etag) else self._stale(instance)
+            None
+            if _if_match_passes(request.headers["If-Match"], etag)
+            else self.stale_response(instance)
         )
 
+    def precondition_refusal(self, request, instance) -> Response | None:
+        """428 or 412 for a write to `instance` that names no version or an old one; None when
+        it names the current one. For a feature's own write actions (retiring, say)."""
+        return self._unconditional(request) or self._outdated(request, instance)
+
     def retrieve(self, request, *args, **kwargs) -> Response:
-        data, etag = self._shown(self.get_object())
+        data, etag = self.shown(self.get_object())
         header = request.headers.get("If-None-Match")
         if header is not None and not _if_none_match_passes(header, etag):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -288,7 +295,7 @@ class VersionedMixin:
         try:
             self.perform_update(serializer)
         except StaleVersionError as exc:
-            return self._stale(exc.current)
+            return self.stale_response(exc.current)
         # Fabrics were prefetched before the write; read them again for the answer.
         instance._prefetched_objects_cache = {}
         data = serializer.data
@@ -296,13 +303,13 @@ class VersionedMixin:
 
     def destroy(self, request, *args, **kwargs) -> Response:
         instance = self.get_object()
-        refusal = self._unconditional(request) or self._outdated(request, instance)
+        refusal = self.precondition_refusal(request, instance)
         if refusal is not None:
             return refusal
         try:
             self.perform_destroy(instance)
         except StaleVersionError as exc:
-            return self._stale(exc.current)
+            return self.stale_response(exc.current)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
