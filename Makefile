@@ -7,8 +7,8 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install lock run migrate loadcatalog demousers worker test test-slow lint format messages \
-	validate bench clean
+.PHONY: install lock run migrate loadcatalog loadprices demousers worker test test-slow lint format \
+	messages validate bench clean
 
 install: $(VENV)/.installed
 
@@ -41,13 +41,17 @@ migrate: install
 loadcatalog: migrate
 	$(MANAGE) loadcatalog
 
+# The reference price list names catalog items, so it loads after them.
+loadprices: loadcatalog
+	$(MANAGE) loadprices
+
 # Role groups, and one demo user per role (passwords printed once, when created).
 demousers: migrate
 	$(MANAGE) setuproles
 	$(MANAGE) demousers
 
 # Web server and Celery worker side by side; Ctrl-C stops both.
-run: loadcatalog demousers
+run: loadprices demousers
 	@echo "flopfit on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@trap 'kill $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2 & WORKER=$$!; \

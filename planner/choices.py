@@ -40,3 +40,33 @@ FINISHED_STATUSES = (
     SimulationStatus.CANCELLED,
     SimulationStatus.TIMED_OUT,
 )
+
+
+class PriceKind(models.TextChoices):
+    PURCHASE = "purchase", _("Purchase")
+    RENT = "rent", _("Rent")
+
+
+class PriceItem(models.TextChoices):
+    """What a price is for. A system is a complete server sold with its cards."""
+
+    ACCELERATOR = "accelerator", _("Accelerator")
+    SERVER = "server", _("Server platform (bare)")
+    SYSTEM = "system", _("Complete system (server with its cards)")
+    NIC = "nic", _("Network card (NIC)")
+    SWITCH_PORT = "switch_port", _("Switch port")
+    CABLE = "cable", _("Cable")
+    TRANSCEIVER = "transceiver", _("Transceiver")
+    RACK = "rack", _("Rack")
+
+
+# Network items name a catalog fabric, or a free-text item name, or both.
+NETWORK_ITEMS = (PriceItem.NIC, PriceItem.SWITCH_PORT, PriceItem.CABLE, PriceItem.TRANSCEIVER)
+
+
+class RentTerms(models.TextChoices):
+    ON_DEMAND = "on_demand", _("On demand")
+    RESERVED_1Y = "reserved_1y", _("Reserved, 1 year")
+    RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
+    SPOT = "spot", _("Spot")
+    CAPACITY_BLOCK = "capacity_block", _("Capacity block")

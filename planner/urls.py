@@ -3,6 +3,7 @@
 from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
 from planner.estimates.urls import urlpatterns as estimate_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
+from planner.prices.urls import urlpatterns as price_urlpatterns
 from planner.simulations.urls import urlpatterns as simulation_urlpatterns
 from planner.sites.urls import urlpatterns as site_urlpatterns
 
@@ -14,4 +15,5 @@ urlpatterns = [
     *simulation_urlpatterns,
     *plan_urlpatterns,
     *calibration_urlpatterns,
+    *price_urlpatterns,
 ]

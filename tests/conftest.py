@@ -106,3 +106,22 @@ def loaded_catalog(db, catalog_rows):
             objects.append(model(**values))
         model.objects.bulk_create(objects)
     return catalog_rows
+
+
+@pytest.fixture(scope="session")
+def reference_price_rows():
+    from planner.prices.reference import read_reference_prices
+
+    return read_reference_prices()
+
+
+@pytest.fixture
+def reference_prices(loaded_catalog, reference_price_rows):
+    """The shipped reference price list, inserted in bulk (so without history). The loader
+    itself is tested in tests/planner/prices/test_reference.py."""
+    from planner.models import Price
+    from planner.prices.cells import CatalogSlugs
+
+    catalog = CatalogSlugs.load()
+    Price.objects.bulk_create(row.instance(catalog) for row in reference_price_rows)
+    return reference_price_rows

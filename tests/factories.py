@@ -154,3 +154,40 @@ class RackGroupFactory(factory.django.DjangoModelFactory):
     cooling_kw = 20.0
     units = 42
     max_kg = 1200.0
+
+
+# Prices.
+import datetime as dt  # noqa: E402
+
+from django.utils import timezone  # noqa: E402
+
+from planner.choices import PriceItem, PriceKind, RentTerms  # noqa: E402
+from planner.models import Price  # noqa: E402
+
+
+class PriceFactory(factory.django.DjangoModelFactory):
+    """A team's purchase price of one accelerator; `PriceFactory(team=None)` is a reference
+    price. Rent: `PriceFactory(rent=True, provider="AWS")`."""
+
+    class Meta:
+        model = Price
+
+    class Params:
+        rent = factory.Trait(
+            kind=PriceKind.RENT,
+            amount=Decimal("2.50"),
+            provider="Example Cloud",
+            region="us-east-1",
+            terms=RentTerms.ON_DEMAND,
+            instance_name="gpu.8x",
+            accelerators_per_instance=8,
+        )
+
+    kind = PriceKind.PURCHASE
+    item_kind = PriceItem.ACCELERATOR
+    accelerator = factory.SubFactory(AcceleratorFactory)
+    amount = Decimal("25000")
+    currency = "USD"
+    price_date = factory.LazyFunction(lambda: timezone.localdate() - dt.timedelta(days=30))
+    source = "quote from Example Systems, ref Q-1"
+    team = factory.SubFactory(TeamFactory)

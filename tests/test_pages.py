@@ -17,14 +17,16 @@ import pytest
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from catalog.models import Accelerator
 from planner.calibrations.services import calibration_create
 from planner.choices import SimulationStatus
 from planner.engine.simulate.question import inputs_hash
 from planner.messages.catalogue import TEMPLATES
-from planner.models import RackGroup, Simulation
+from planner.models import Price, RackGroup, Simulation
 from planner.plans.services import plan_create, workload_create
 from planner.simulations.services import simulation_question
 from planner.sites.services import rack_group_save, site_create
+from tests.factories import PriceFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +37,7 @@ NOT_PAGES = {
     "planner:plan_export_csv",
     "planner:plan_export_json",
     "planner:rack_export",
+    "planner:price_export",
     "logout",
     "set_currency",
 }
@@ -69,7 +72,7 @@ def url_names() -> list[str]:
 
 
 @pytest.fixture
-def world(cast, loaded_catalog):
+def world(cast, reference_prices):
     """One of each thing the pages show."""
     admin = cast.admin
     team = admin.profile.team
@@ -109,7 +112,14 @@ def world(cast, loaded_catalog):
     )
     simulations = [_finished(question) for question in SIMULATIONS]
     profile = calibration_create(probe=PROBE, user=admin, team=team)
+    quote = PriceFactory(
+        team=team,
+        accelerator=Accelerator.objects.get(slug="nvidia-h100-sxm5-80gb"),
+        source="quote from Example Systems, ref Q-7",
+    )
+    reference = Price.objects.filter(team__isnull=True).order_by("pk").first()
     return {
+        "prices": [quote, reference],
         "site": site,
         "rack_group": group,
         "workload": workload,
@@ -176,6 +186,7 @@ def _urls(name: str, world: dict) -> list[str]:
         "simulation_create": ["training", "serving"],
         "simulation_": [s.pk for s in world["simulations"]],
         "calibration_": [world["profile"].pk],
+        "price_": [p.pk for p in world["prices"]],
         "accelerator_detail": ["nvidia-h100-sxm5-80gb"],
         "server_detail": ["nvidia-dgx-h100"],
         "fabric_detail": ["ib-ndr-400"],

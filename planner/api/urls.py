@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("planner.simulations.api.urls")),
     path("", include("planner.plans.api.urls")),
     path("", include("planner.calibrations.api.urls")),
+    path("", include("planner.prices.api.urls")),
 ]

@@ -2,7 +2,16 @@
 
 from planner.models.calibrations import CalibrationProfile
 from planner.models.plans import Plan, Workload
+from planner.models.prices import Price
 from planner.models.simulations import Simulation
 from planner.models.sites import RackGroup, Site
 
-__all__ = ["CalibrationProfile", "Plan", "RackGroup", "Simulation", "Site", "Workload"]
+__all__ = [
+    "CalibrationProfile",
+    "Plan",
+    "Price",
+    "RackGroup",
+    "Simulation",
+    "Site",
+    "Workload",
+]

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
-from planner.sites.services import CSV_MAX_BYTES
 from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.imports import CsvUploadForm
 
 
 class SiteForm(EditsOneVersion, forms.ModelForm):
@@ -129,24 +128,5 @@ class RackGroupForm(EditsOneVersion, forms.ModelForm):
         return cleaned
 
 
-class RackImportForm(forms.Form):
-    file = forms.FileField(
-        label=_("CSV file"), widget=forms.FileInput(attrs={"accept": ".csv,text/csv"})
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["file"].help_text = gettext(
-            "UTF-8, comma separated, with a header row; at most %(kib)d KiB."
-        ) % {"kib": CSV_MAX_BYTES // 1024}
-
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        # Checked from the upload's size, before the view reads it into memory.
-        if upload.size > CSV_MAX_BYTES:
-            raise ValidationError(
-                _("The file is %(size)d KiB; the limit is %(limit)d KiB."),
-                code="too_big",
-                params={"size": upload.size // 1024, "limit": CSV_MAX_BYTES // 1024},
-            )
-        return upload
+class RackImportForm(CsvUploadForm):
+    """A CSV of rack groups, checked in full before anything is saved."""

@@ -3,8 +3,6 @@ here, inside a transaction, with full model validation first."""
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -12,6 +10,14 @@ from django.db import transaction
 from django.db.models import ProtectedError, RestrictedError
 
 from catalog.models import Fabric
+from planner.csv_import import CSV_MAX_BYTES as CSV_MAX_BYTES
+from planner.csv_import import (
+    CsvPreview,
+    CsvRow,
+    parse_bool,
+    read_csv_rows,
+    write_csv,
+)
 from planner.models import RackGroup, Site
 from planner.versioning import ConflictError, StaleVersionError, claim_version, save_versioned
 
@@ -28,10 +34,9 @@ CSV_COLUMNS = [
     "liquid_loops",
     "fabrics",
 ]
-CSV_MAX_BYTES = 256 * 1024
-CSV_MAX_ROWS = 2000
-# Spreadsheet programs run cells starting with these as formulas (CSV injection).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+CSV_OPTIONAL_COLUMNS = ("fabrics", "liquid_loops", "inlet_c", "feeds", "cooling")
+# Left to their number check: "-5" there is a wrong number, not a formula.
+CSV_NUMERIC_COLUMNS = ("power_kw", "cooling_kw", "count", "units", "max_kg", "inlet_c")
 
 
 def _full_clean(obj) -> None:
@@ -87,26 +92,14 @@ def rack_group_delete(*, rack_group: RackGroup) -> None:
 
 
 @dataclass
-class CsvRow:
-    line: int
-    values: dict[str, str]
-    errors: dict[str, list[str]] = field(default_factory=dict)
+class RackCsvRow(CsvRow):
     rack_group: RackGroup | None = None
     fabrics: list[Fabric] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
 
 @dataclass
-class CsvPreview:
-    rows: list[CsvRow]
-    errors: list[str]  # problems with the file as a whole
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors and bool(self.rows) and all(r.ok for r in self.rows)
+class RackCsvPreview(CsvPreview):
+    rows: list[RackCsvRow]
 
     @property
     def versions(self) -> dict[str, int | None]:
@@ -119,89 +112,28 @@ class CsvPreview:
         }
 
 
-def _parse_bool(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in {"true", "yes", "1"}:
-        return True
-    if lowered in {"false", "no", "0", ""}:
-        return False
-    raise ValidationError(f"{text!r} is not true or false")
-
-
-def rack_csv_preview(*, site: Site, data: bytes) -> CsvPreview:
+def rack_csv_preview(*, site: Site, data: bytes) -> RackCsvPreview:
     """Read a CSV of rack groups and check every row without saving anything."""
-    if len(data) > CSV_MAX_BYTES:
-        return CsvPreview(
-            [], [f"The file is {len(data) // 1024} KiB; the limit is {CSV_MAX_BYTES // 1024} KiB."]
-        )
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return CsvPreview([], ["The file is not UTF-8 text."])
-    if "\x00" in text:
-        return CsvPreview([], ["The file contains binary data, not CSV text."])
-    try:
-        reader = csv.DictReader(io.StringIO(text))
-        header = reader.fieldnames or []
-    except csv.Error as exc:
-        return CsvPreview([], [f"Not a CSV file: {exc}"])
-    missing = [
-        c
-        for c in CSV_COLUMNS
-        if c not in header and c not in ("fabrics", "liquid_loops", "inlet_c", "feeds", "cooling")
-    ]
-    unknown = [c for c in header if c not in CSV_COLUMNS]
-    problems = []
-    if missing:
-        problems.append(f"Missing columns: {', '.join(missing)}.")
-    if unknown:
-        problems.append(
-            f"Unknown columns: {', '.join(unknown)}; expected {', '.join(CSV_COLUMNS)}."
-        )
-    if problems:
-        return CsvPreview([], problems)
-
-    rows: list[CsvRow] = []
+    read = read_csv_rows(
+        data, columns=CSV_COLUMNS, optional=CSV_OPTIONAL_COLUMNS, numeric=CSV_NUMERIC_COLUMNS
+    )
+    rows = [RackCsvRow(row.line, row.values, row.errors) for row in read.rows]
+    if read.errors:
+        return RackCsvPreview(rows, read.errors)
     names_seen: dict[str, int] = {}
     fabrics_by_slug = {f.slug: f for f in Fabric.objects.all()}
-    try:
-        for record in reader:
-            if len(rows) >= CSV_MAX_ROWS:
-                return CsvPreview([], [f"More than {CSV_MAX_ROWS} rows; split the file."])
-            line = reader.line_num
-            if None in record:
-                rows.append(CsvRow(line, {}, {"row": ["has more cells than the header"]}))
-                continue
-            values = {k: (v or "").strip() for k, v in record.items()}
-            row = CsvRow(line, values)
-            rows.append(row)
-            for column, value in values.items():
-                if value.startswith(FORMULA_PREFIXES) and column not in (
-                    "power_kw",
-                    "cooling_kw",
-                    "count",
-                    "units",
-                    "max_kg",
-                    "inlet_c",
-                ):
-                    row.errors.setdefault(column, []).append(
-                        "starts with a formula character; write plain text"
-                    )
-            if row.errors:
-                continue
-            _check_row(site, row, fabrics_by_slug)
-            name = values.get("name", "")
-            if name in names_seen:
-                row.errors.setdefault("name", []).append(f"also on line {names_seen[name]}")
-            names_seen.setdefault(name, line)
-    except csv.Error as exc:
-        return CsvPreview(rows, [f"Not a CSV file: {exc}"])
-    if not rows:
-        return CsvPreview([], ["The file has a header but no rows."])
-    return CsvPreview(rows, [])
+    for row in rows:
+        if row.errors:
+            continue
+        _check_row(site, row, fabrics_by_slug)
+        name = row.values.get("name", "")
+        if name in names_seen:
+            row.add_error("name", f"also on line {names_seen[name]}")
+        names_seen.setdefault(name, row.line)
+    return RackCsvPreview(rows, [])
 
 
-def _check_row(site: Site, row: CsvRow, fabrics_by_slug: dict[str, Fabric]) -> None:
+def _check_row(site: Site, row: RackCsvRow, fabrics_by_slug: dict[str, Fabric]) -> None:
     v = row.values
     existing = RackGroup.objects.filter(site=site, name=v.get("name", "")).first()
     group = existing or RackGroup(site=site)
@@ -219,20 +151,20 @@ def _check_row(site: Site, row: CsvRow, fabrics_by_slug: dict[str, Fabric]) -> N
         try:
             setattr(group, column, kind(v.get(column, "")))
         except ValueError:
-            row.errors.setdefault(column, []).append(f"{v.get(column, '')!r} is not a number")
+            row.add_error(column, f"{v.get(column, '')!r} is not a number")
     group.name = v.get("name", "")
     if v.get("feeds"):
         group.feeds = v["feeds"]
     if v.get("cooling"):
         group.cooling = v["cooling"]
     try:
-        group.liquid_loops = _parse_bool(v.get("liquid_loops", ""))
+        group.liquid_loops = parse_bool(v.get("liquid_loops", ""))
     except ValidationError as exc:
         row.errors.setdefault("liquid_loops", []).extend(exc.messages)
     slugs = v.get("fabrics", "").split()
     unknown = [s for s in slugs if s not in fabrics_by_slug]
     if unknown:
-        row.errors.setdefault("fabrics", []).append(f"unknown fabric {', '.join(unknown)}")
+        row.add_error("fabrics", f"unknown fabric {', '.join(unknown)}")
     row.fabrics = [fabrics_by_slug[s] for s in slugs if s in fabrics_by_slug]
     if row.errors:
         return
@@ -247,7 +179,7 @@ def _check_row(site: Site, row: CsvRow, fabrics_by_slug: dict[str, Fabric]) -> N
 @transaction.atomic
 def rack_import_csv(
     *, site: Site, data: bytes, expected_versions: dict[str, int | None]
-) -> CsvPreview:
+) -> RackCsvPreview:
     """Import every row or none: re-checks the file, then creates or updates by name.
 
     `expected_versions` is the preview's `versions`, what the person confirmed. The site's rack
@@ -266,20 +198,12 @@ def rack_import_csv(
     return preview
 
 
-def _safe_cell(value) -> str:
-    text = str(value)
-    # Quote what a spreadsheet would run as a formula.
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
-
-
 def rack_export_csv(*, site: Site) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for group in site.rack_groups.prefetch_related("fabrics").order_by("name"):
-        writer.writerow(
+    return write_csv(
+        CSV_COLUMNS,
+        (
             [
-                _safe_cell(group.name),
+                group.name,
                 group.count,
                 group.power_kw,
                 group.feeds,
@@ -291,5 +215,6 @@ def rack_export_csv(*, site: Site) -> str:
                 "true" if group.liquid_loops else "false",
                 " ".join(f.slug for f in group.fabrics.order_by("slug")),
             ]
-        )
-    return out.getvalue()
+            for group in site.rack_groups.prefetch_related("fabrics").order_by("name")
+        ),
+    )

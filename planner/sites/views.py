@@ -6,10 +6,7 @@ may read; facility people and admins may write (403 for the others)."""
 
 from __future__ import annotations
 
-import base64
 import copy
-import secrets
-from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -39,7 +36,7 @@ from planner.sites.selectors import (
     site_editable_by,
     site_visible_to,
 )
-from planner.sites.services import CSV_COLUMNS, CsvPreview
+from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.versioning import ConflictError, StaleVersionError
 from planner.web.editing import (
     VERSION_FIELD,
@@ -50,12 +47,12 @@ from planner.web.editing import (
 )
 from planner.web.history import history_rows
 from planner.web.htmx import partial_wanted
+from planner.web.imports import MAX_PENDING_IMPORTS, PendingUploads, preview_rows
 
 PAGE_SIZE = 50
-# Uploads waiting for "Import" live in the session, keyed by a random token. Each is at most
-# CSV_MAX_BYTES; only the newest few are kept so the session stays small.
+# Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
-MAX_PENDING_IMPORTS = 3
+PENDING_IMPORTS = PendingUploads(PENDING_IMPORTS_KEY, keep=MAX_PENDING_IMPORTS)
 
 
 # --- access ---------------------------------------------------------------------------------
@@ -89,6 +86,10 @@ def _editable_rack_group(request: HttpRequest, pk: int) -> RackGroup:
     if not _can_edit(request.user, rack_group.site):
         raise PermissionDenied
     return rack_group
+
+
+def _import_owner(site: Site) -> str:
+    return f"site:{site.pk}"
 
 
 def _deleted_rack_group_histories(site: Site, kept: set[int]) -> list[tuple[str, list]]:
@@ -284,61 +285,12 @@ def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _pending_import_store(
-    request: HttpRequest, *, site: Site, preview: CsvPreview, data: bytes
-) -> str:
-    """Keep the upload, and the versions of the rack groups its preview showed, for Import."""
-    pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
-    while len(pending) >= MAX_PENDING_IMPORTS:  # oldest first: dicts keep insertion order
-        pending.pop(next(iter(pending)))
-    token = secrets.token_urlsafe(24)
-    pending[token] = {
-        "site": site.pk,
-        "data": base64.b64encode(data).decode("ascii"),
-        "versions": preview.versions,
-    }
-    request.session[PENDING_IMPORTS_KEY] = pending
-    return token
-
-
-def _pending_import_take(
-    request: HttpRequest, *, site: Site, token: str
-) -> tuple[bytes, dict[str, int | None]] | None:
-    """The upload saved under `token` for this site and the versions its preview showed,
-    removed so it imports at most once."""
-    pending = dict(request.session.get(PENDING_IMPORTS_KEY, {}))
-    entry = pending.get(token)
-    if entry is None or entry.get("site") != site.pk or "versions" not in entry:
-        return None
-    del pending[token]
-    request.session[PENDING_IMPORTS_KEY] = pending
-    return base64.b64decode(entry["data"]), entry["versions"]
-
-
-def _preview_rows(preview: CsvPreview) -> list[dict[str, Any]]:
-    """Each row's cells in column order, with the cells at fault marked, for the template."""
-    return [
-        {
-            "line": row.line,
-            "ok": row.ok,
-            "cells": [
-                {"value": row.values.get(column, ""), "bad": column in row.errors}
-                for column in CSV_COLUMNS
-            ],
-            "problems": [
-                {"field": field, "messages": messages_} for field, messages_ in row.errors.items()
-            ],
-        }
-        for row in preview.rows
-    ]
-
-
 def _import_page(
     request: HttpRequest,
     site: Site,
     *,
     form: RackImportForm,
-    preview: CsvPreview | None = None,
+    preview: RackCsvPreview | None = None,
     token: str | None = None,
     error: str | None = None,
     status: int = 200,
@@ -350,8 +302,8 @@ def _import_page(
             "site": site,
             "form": form,
             "preview": preview,
-            "rows": _preview_rows(preview) if preview else [],
-            "bad_rows": sum(1 for row in preview.rows if not row.ok) if preview else 0,
+            "rows": preview_rows(preview, CSV_COLUMNS) if preview else [],
+            "bad_rows": preview.bad_rows if preview else 0,
             "token": token,
             "error": error,
             "columns": CSV_COLUMNS,
@@ -375,7 +327,9 @@ def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
     data = form.cleaned_data["file"].read()
     preview = site_services.rack_csv_preview(site=site, data=data)
     token = (
-        _pending_import_store(request, site=site, preview=preview, data=data)
+        PENDING_IMPORTS.store(
+            request, owner=_import_owner(site), data=data, versions=preview.versions
+        )
         if preview.ok
         else None
     )
@@ -383,7 +337,7 @@ def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _rack_import_commit(request: HttpRequest, site: Site) -> HttpResponse:
-    pending = _pending_import_take(request, site=site, token=request.POST["token"])
+    pending = PENDING_IMPORTS.take(request, owner=_import_owner(site), token=request.POST["token"])
     if pending is None:
         return _import_page(
             request,

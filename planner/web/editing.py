@@ -96,12 +96,15 @@ def render_form(request: HttpRequest, template: str, context: dict[str, Any]) ->
     return render(request, template, context)
 
 
-def save_form_write(form, write, *, conflict_message: str) -> Model | None:
-    """Run a service write; its refusals land on the form instead of becoming a 500."""
+def save_form_write(
+    form, write, *, conflict_message: str, conflict_field: str = "name"
+) -> Model | None:
+    """Run a service write; its refusals land on the form instead of becoming a 500. A
+    conflict (a value another row holds) shows beside `conflict_field`, or above the form."""
     try:
         return write()
     except ConflictError:
-        form.add_error("name", conflict_message)
+        form.add_error(conflict_field if conflict_field in form.fields else None, conflict_message)
     except ValidationError as exc:
         apply_service_errors(form, exc)
     except StaleVersionError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import Model
@@ -37,6 +38,9 @@ def shown_value(field, value) -> str:
         return _("yes") if value else _("no")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, Decimal):
+        # Without the column's padding: 12500, not 12500.000000.
+        return format(value.normalize(), "f")
     return str(value)
 
 

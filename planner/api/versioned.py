@@ -1,0 +1,322 @@
+"""Rows that API clients change over HTTP without overwriting each other: ETags on every read
+and write, If-Match on every change (428 without it, 412 when stale), If-None-Match on reads
+(304), each row's history, and a service's refusals as 400 or 409 instead of a 500.
+
+A versioned feature's ModelViewSet takes `VersionedMixin` and `HistoryMixin`, documents its
+actions with `crud_docs`, and wraps its service calls in `service_errors`."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.http import parse_etags, quote_etag
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.settings import api_settings
+
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
+from planner.api.serializers import (
+    ConflictSerializer,
+    HistoryEntrySerializer,
+    PreconditionFailedSerializer,
+)
+from planner.history import history_of
+from planner.versioning import ConflictError, StaleVersionError
+
+# Django's codes for a value another row already holds (Model.unique_error_message).
+UNIQUE_CODES = {"unique", "unique_together"}
+# Hex digits of the representation's SHA-256 kept in an ETag: 48 bits, ample to tell apart
+# the versions one row goes through.
+ETAG_DIGEST_HEX = 12
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = _("Another row already holds this value.")
+    default_code = "conflict"
+
+
+def conflict(*, field: str | None, message: str) -> Conflict:
+    return Conflict({"field": field, "detail": message})
+
+
+def _only_uniqueness(exc: DjangoValidationError) -> bool:
+    if not hasattr(exc, "error_dict"):
+        return False
+    return all(e.code in UNIQUE_CODES for errors in exc.error_dict.values() for e in errors)
+
+
+@contextmanager
+def service_errors(*, conflict_field: str, conflict_message: str) -> Iterator[None]:
+    """A service's model validation as 400 with field errors; a value another row already holds
+    (caught by full_clean, or by the database in a race) as 409 naming the field."""
+    try:
+        yield
+    except ConflictError:
+        raise conflict(field=conflict_field, message=conflict_message) from None
+    except DjangoValidationError as exc:
+        if _only_uniqueness(exc):
+            raise conflict(field=conflict_field, message=conflict_message) from None
+        errors = as_serializer_error(exc)
+        if NON_FIELD_ERRORS in errors:
+            errors[api_settings.NON_FIELD_ERRORS_KEY] = errors.pop(NON_FIELD_ERRORS)
+        raise ValidationError(errors) from None
+
+
+INVALID = OpenApiResponse(
+    FieldErrorsSerializer,
+    description='A field is missing or wrong; the key names it, e.g. {"pue": ["Ensure this '
+    'value is less than or equal to 3.0."]}. Rules across fields come under non_field_errors.',
+)
+CONFLICT = OpenApiResponse(
+    ConflictSerializer,
+    description='Another row already holds the value, e.g. {"field": "name", "detail": "Your '
+    'team already has a site named “Hall A”."}.',
+)
+
+
+PRECONDITION_FAILED = OpenApiResponse(
+    PreconditionFailedSerializer,
+    description="If-Match names a version that is no longer current: someone else changed or "
+    "deleted the row after you read it. Nothing was written; the ETag header and "
+    "current_etag name the version now. Read it again, re-apply your change, and retry.",
+)
+PRECONDITION_REQUIRED = OpenApiResponse(
+    DetailSerializer,
+    description="The write had no If-Match header. Every change names the version it was made "
+    "from, so it can never overwrite a change you have not seen.",
+)
+NOT_MODIFIED = OpenApiResponse(
+    description="If-None-Match names the current ETag: your copy is still current. No body."
+)
+
+
+def etag_header(noun: str, codes: list[int]) -> OpenApiParameter:
+    return OpenApiParameter(
+        "ETag",
+        str,
+        OpenApiParameter.HEADER,
+        response=codes,
+        description=f"A strong tag for this version of the {noun}; send it in If-Match to change "
+        "or delete it. It changes on every write, and whenever anything in the body changes.",
+    )
+
+
+def if_match_header(noun: str, example: str) -> OpenApiParameter:
+    return OpenApiParameter(
+        "If-Match",
+        str,
+        OpenApiParameter.HEADER,
+        required=True,
+        examples=[OpenApiExample("ETag from a GET", value=example)],
+        description=f"The ETag of the {noun} as you last read it (from GET or from your previous "
+        "write). Without it the answer is 428, with a stale one 412; in both cases nothing "
+        "is written.",
+    )
+
+
+def crud_docs(
+    serializer,
+    *,
+    noun: str,
+    etag_example: str,
+    forbidden: OpenApiResponse,
+    not_found: OpenApiResponse,
+    delete_conflicts: bool = False,
+) -> dict:
+    """extend_schema for each action of a ModelViewSet with the history action; `forbidden`
+    and `not_found` say who may write and what is hidden from whom."""
+    history = extend_schema(
+        summary=f"Versions of one {noun}, newest first",
+        parameters=[
+            OpenApiParameter("page", int, description="A page number within the versions."),
+            OpenApiParameter("page_size", int, description="Versions per page, at most 200."),
+        ],
+        responses={200: HistoryEntrySerializer(many=True), 401: UNAUTHENTICATED, 404: not_found},
+    )
+    write = {400: INVALID, 401: UNAUTHENTICATED, 403: forbidden, 409: CONFLICT}
+    guarded = {404: not_found, 412: PRECONDITION_FAILED, 428: PRECONDITION_REQUIRED}
+    destroy = {204: None, 401: UNAUTHENTICATED, 403: forbidden, **guarded}
+    if delete_conflicts:
+        destroy[409] = CONFLICT
+    if_match = if_match_header(noun, etag_example)
+    guarded_write = {
+        "parameters": [if_match, etag_header(noun, [200, 412])],
+        "responses": {200: serializer, **write, **guarded},
+    }
+    return {
+        "list": extend_schema(
+            summary=f"{noun.capitalize()}s you can see",
+            responses={200: serializer(many=True), 400: INVALID, 401: UNAUTHENTICATED},
+        ),
+        "retrieve": extend_schema(
+            parameters=[
+                OpenApiParameter(
+                    "If-None-Match",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="An ETag you hold: 304 with no body while it is current.",
+                ),
+                etag_header(noun, [200, 304]),
+            ],
+            responses={200: serializer, 304: NOT_MODIFIED, 401: UNAUTHENTICATED, 404: not_found},
+        ),
+        "create": extend_schema(
+            parameters=[etag_header(noun, [201])], responses={201: serializer, **write}
+        ),
+        "update": extend_schema(**guarded_write),
+        "partial_update": extend_schema(**guarded_write),
+        "destroy": extend_schema(
+            parameters=[if_match, etag_header(noun, [412])], responses=destroy
+        ),
+        "history": history,
+    }
+
+
+def representation_etag(kind: str, data: Mapping) -> str:
+    """A strong ETag for one version of a row as the API shows it: kind, id and version for
+    people to read, and a digest of the body, because a body can change without the row's
+    version (a site's capacity is its rack groups')."""
+    digest = hashlib.sha256(JSONRenderer().render(data)).hexdigest()[:ETAG_DIGEST_HEX]
+    return quote_etag(f"{kind}-{data['id']}-v{data['version']}-{digest}")
+
+
+def _if_match_passes(header: str, current: str) -> bool:
+    """If-Match compares strongly (RFC 9110, 13.1.1): a weak tag W/"..." never matches."""
+    tags = parse_etags(header)
+    return tags == ["*"] or current in tags
+
+
+def _if_none_match_passes(header: str, current: str) -> bool:
+    """If-None-Match compares weakly (RFC 9110, 13.1.2): W/ is ignored."""
+    tags = parse_etags(header)
+    return tags != ["*"] and current not in [tag.removeprefix("W/") for tag in tags]
+
+
+class VersionedMixin:
+    """Optimistic concurrency over HTTP. Every read and write answers the row's ETag; a change
+    or a delete must send it back in If-Match (428 without, 412 when stale). The check here
+    answers most conflicts early; the service's compare-and-set on the version settles the
+    ones that race past it, so two writers that read the same version never both win."""
+
+    etag_kind: str
+    noun: str
+
+    def shown(self, instance) -> tuple[Mapping, str]:
+        data = self.get_serializer(instance).data
+        return data, representation_etag(self.etag_kind, data)
+
+    def stale_response(self, current) -> Response:
+        if current is None:
+            body = {
+                "detail": _("This %(noun)s was deleted after you read it.") % {"noun": self.noun},
+                "current_version": None,
+                "current_etag": None,
+            }
+            return Response(body, status=status.HTTP_412_PRECONDITION_FAILED)
+        etag = self.shown(current)[1]
+        body = {
+            "detail": _(
+                "This %(noun)s changed after you read it: it is at version %(version)d now, "
+                "ETag %(etag)s. Read it again, re-apply your change and send that ETag in "
+                "If-Match."
+            )
+            % {"noun": self.noun, "version": current.version, "etag": etag},
+            "current_version": current.version,
+            "current_etag": etag,
+        }
+        return Response(body, status=status.HTTP_412_PRECONDITION_FAILED, headers={"ETag": etag})
+
+    def _unconditional(self, request) -> Response | None:
+        """428 when a write names no version; None when it does."""
+        if "If-Match" in request.headers:
+            return None
+        detail = _(
+            "Send If-Match with the ETag of the %(noun)s as you last read it (GET it "
+            "first), so this write cannot overwrite a change you have not seen."
+        ) % {"noun": self.noun}
+        return Response({"detail": detail}, status=status.HTTP_428_PRECONDITION_REQUIRED)
+
+    def _outdated(self, request, instance) -> Response | None:
+        """412 when If-Match does not name the current version of `instance`."""
+        etag = self.shown(instance)[1]
+        return (
+            None
+            if _if_match_passes(request.headers["If-Match"], etag)
+            else self.stale_response(instance)
+        )
+
+    def precondition_refusal(self, request, instance) -> Response | None:
+        """428 or 412 for a write to `instance` that names no version or an old one; None when
+        it names the current one. For a feature's own write actions (retiring, say)."""
+        return self._unconditional(request) or self._outdated(request, instance)
+
+    def retrieve(self, request, *args, **kwargs) -> Response:
+        data, etag = self.shown(self.get_object())
+        header = request.headers.get("If-None-Match")
+        if header is not None and not _if_none_match_passes(header, etag):
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        return Response(data, headers={"ETag": etag})
+
+    def create(self, request, *args, **kwargs) -> Response:
+        response = super().create(request, *args, **kwargs)
+        response["ETag"] = representation_etag(self.etag_kind, response.data)
+        return response
+
+    def update(self, request, *args, **kwargs) -> Response:
+        instance = self.get_object()
+        refusal = self._unconditional(request)
+        if refusal is not None:
+            return refusal
+        serializer = self.get_serializer(
+            instance, data=request.data, partial=kwargs.get("partial", False)
+        )
+        # A body that could never be saved is a 400 whatever version it names; the version is
+        # compared after, so 412 always means "valid, but someone else wrote first".
+        serializer.is_valid(raise_exception=True)
+        refusal = self._outdated(request, instance)
+        if refusal is not None:
+            return refusal
+        try:
+            self.perform_update(serializer)
+        except StaleVersionError as exc:
+            return self.stale_response(exc.current)
+        # Fabrics were prefetched before the write; read them again for the answer.
+        instance._prefetched_objects_cache = {}
+        data = serializer.data
+        return Response(data, headers={"ETag": representation_etag(self.etag_kind, data)})
+
+    def destroy(self, request, *args, **kwargs) -> Response:
+        instance = self.get_object()
+        refusal = self.precondition_refusal(request, instance)
+        if refusal is not None:
+            return refusal
+        try:
+            self.perform_destroy(instance)
+        except StaleVersionError as exc:
+            return self.stale_response(exc.current)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class HistoryMixin:
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def history(self, request, pk=None) -> Response:
+        """Who changed what and when: each version with its changed fields, old and new,
+        paged like every list."""
+        page = self.paginate_queryset(history_of(self.get_object()))
+        return self.get_paginated_response(HistoryEntrySerializer(page, many=True).data)

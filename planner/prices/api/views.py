@@ -1,0 +1,175 @@
+"""Prices over the API: `/api/v1/prices/`. Reads go through the visibility selector (a team's
+own prices and the reference list; another team's price is a 404); every write goes through
+planner.prices.services, so the API and the HTML pages share one set of rules. Prices are
+retired, never deleted: DELETE with If-Match retires one, which stays readable."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.response import Response
+
+from accounts.permissions import PlannerWrites
+from accounts.services import user_team
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer
+from planner.api.versioned import (
+    CONFLICT,
+    INVALID,
+    PRECONDITION_FAILED,
+    PRECONDITION_REQUIRED,
+    HistoryMixin,
+    VersionedMixin,
+    crud_docs,
+    etag_header,
+    if_match_header,
+    representation_etag,
+    service_errors,
+)
+from planner.models import Price
+from planner.prices.api.serializers import PriceSerializer
+from planner.prices.filtersets import PriceFilterSet
+from planner.prices.selectors import price_editable_by, price_visible_to
+from planner.prices.services import price_copy, price_create, price_retire, price_update
+
+FORBIDDEN = OpenApiResponse(
+    DetailSerializer,
+    description="Your role may not write (writes need planner), or the price is a reference "
+    "price (only admins change those: copy it into your team's prices instead).",
+)
+NOT_FOUND = OpenApiResponse(
+    DetailSerializer, description="No such price, or it belongs to another team."
+)
+ETAG_EXAMPLE = '"price-42-v2-5c1d8e0a9b3f"'
+# A price has no unique name: a conflict is a rule the database caught in a race.
+CONFLICT_ARGS = {
+    "conflict_field": "non_field_errors",
+    "conflict_message": _("Another change got in first; read the price again and retry."),
+}
+
+
+class PriceEditable(BasePermission):
+    """Writes need a price the user may change: their own team's (admins: any). Prices the
+    user cannot see never get here: the queryset answers 404 first. Copying needs only to
+    see the price."""
+
+    message = _("Reference prices are read-only: copy one into your team's prices to change it.")
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in SAFE_METHODS or view.action == "copy":
+            return True
+        return price_editable_by(request.user).filter(pk=obj.pk).exists()
+
+
+def _docs() -> dict:
+    docs = crud_docs(
+        PriceSerializer,
+        noun="price",
+        etag_example=ETAG_EXAMPLE,
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+    )
+    docs["destroy"] = extend_schema(
+        summary="Retire a price: no price book uses it any more; it stays, with its history",
+        description="A price is never deleted. Once retired it is still readable by its id "
+        "and listed with `status=retired`, but no longer changes; copy it to use it again.",
+        parameters=[if_match_header("price", ETAG_EXAMPLE), etag_header("price", [412])],
+        responses={
+            204: None,
+            400: INVALID,
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+            412: PRECONDITION_FAILED,
+            428: PRECONDITION_REQUIRED,
+        },
+    )
+    docs["copy"] = extend_schema(
+        summary="Copy a price (a reference price, say) into your team's prices, with changes",
+        description="The body holds the fields to change, e.g. a quote's amount, date and "
+        "source; the rest is copied. Answers the new price, owned by your team.",
+        parameters=[etag_header("price", [201])],
+        request=PriceSerializer(partial=True),
+        responses={
+            201: PriceSerializer,
+            400: INVALID,
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+            409: CONFLICT,
+        },
+    )
+    return docs
+
+
+def _writer_team(request):
+    team = user_team(request.user)
+    if team is None:
+        raise ValidationError({"team": [_("Your account belongs to no team; ask an admin.")]})
+    return team
+
+
+@extend_schema(tags=["prices"])
+@extend_schema_view(**_docs())
+class PriceViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
+    """Prices with their sources: your team's own (quotes, negotiated rates) and the shipped
+    reference list of public prices, which every team reads. Purchase amounts are per unit,
+    rent amounts per accelerator-hour. Everyone reads; planners write their team's prices;
+    only admins change reference prices. The list takes the price page's filters and leaves
+    retired prices out unless `status` asks for them. DELETE retires a price; it is kept."""
+
+    queryset = Price.objects.none()  # per request: get_queryset
+    serializer_class = PriceSerializer
+    permission_classes = [PlannerWrites, PriceEditable]
+    filterset_class = PriceFilterSet
+    lookup_value_regex = r"\d+"
+    etag_kind = "price"
+    noun = "price"
+
+    def get_queryset(self) -> QuerySet[Price]:
+        return price_visible_to(self.request.user)
+
+    def filter_queryset(self, queryset):
+        # The filters (retired prices left out among them) are the list's; one price is
+        # reachable by its id whatever its state.
+        return super().filter_queryset(queryset) if self.action == "list" else queryset
+
+    def perform_create(self, serializer) -> None:
+        team = _writer_team(self.request)
+        with service_errors(**CONFLICT_ARGS):
+            serializer.instance = price_create(
+                team=team, user=self.request.user, **serializer.validated_data
+            )
+
+    def perform_update(self, serializer) -> None:
+        with service_errors(**CONFLICT_ARGS):
+            serializer.instance = price_update(
+                price=serializer.instance, user=self.request.user, **serializer.validated_data
+            )
+
+    def perform_destroy(self, instance: Price) -> None:
+        """DELETE retires: the price stays, with its history, out of every price book."""
+        with service_errors(**CONFLICT_ARGS):
+            price_retire(price=instance, user=self.request.user)
+
+    @action(detail=True, methods=["post"])
+    def copy(self, request, pk=None) -> Response:
+        """A new price of your team's from this one, with the body's changes."""
+        original = self.get_object()
+        team = _writer_team(request)
+        serializer = self.get_serializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        with service_errors(**CONFLICT_ARGS):
+            price = price_copy(
+                price=original, team=team, user=request.user, **serializer.validated_data
+            )
+        data = self.get_serializer(price).data
+        return Response(
+            data,
+            status=status.HTTP_201_CREATED,
+            headers={"ETag": representation_etag(self.etag_kind, data)},
+        )

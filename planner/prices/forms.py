@@ -1,0 +1,99 @@
+"""Forms of the price pages: one price (new, edited or copied) and a CSV upload of prices.
+
+The model form validates what the model states (validators, the cross-field rules in
+`Price.clean`, the check constraints), so the inline validation can say which field is wrong
+before anything is saved."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import Accelerator, Fabric, ServerPlatform
+from planner.models import Price
+from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.fields import AcceleratorChoiceField
+from planner.web.imports import CsvUploadForm
+from planner.web.widgets import decimal_text
+
+
+class PriceForm(EditsOneVersion, forms.ModelForm):
+    """A price's own fields; the team is the signed-in user's and is never chosen here."""
+
+    accelerator = AcceleratorChoiceField(
+        queryset=Accelerator.objects.order_by("vendor", "name"),
+        required=False,
+        label=_("Accelerator"),
+        help_text=_("For an accelerator or rent price; for a system, the cards it comes with"),
+    )
+
+    class Meta:
+        model = Price
+        fields = [
+            "kind",
+            "item_kind",
+            "accelerator",
+            "server",
+            "fabric",
+            "item_name",
+            "amount",
+            "currency",
+            "price_date",
+            "valid_until",
+            "source",
+            "read_on",
+            "support_share_per_year",
+            "depreciation_years",
+            "provider",
+            "region",
+            "terms",
+            "instance_name",
+            "accelerators_per_instance",
+            "notes",
+        ]
+        labels = {
+            "amount": _("Amount (purchase: per unit; rent: per accelerator-hour)"),
+            "support_share_per_year": _("Support per year (share of the price, 0-1)"),
+            "depreciation_years": _("Depreciation (years)"),
+        }
+        widgets = {
+            "amount": decimal_text("32000"),
+            "support_share_per_year": decimal_text("0.15"),
+            "price_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "valid_until": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "read_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "source": forms.TextInput(
+                attrs={"placeholder": _("https://… or quote from <vendor>, ref <number>")}
+            ),
+            "notes": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    FIELDSETS = (
+        (_("What"), ("kind", "item_kind", "accelerator", "server", "fabric", "item_name")),
+        (_("Price"), ("amount", "currency", "price_date", "valid_until")),
+        (_("Source"), ("source", "read_on", "notes")),
+        (_("Purchase"), ("support_share_per_year", "depreciation_years")),
+        (
+            _("Rent"),
+            ("provider", "region", "terms", "instance_name", "accelerators_per_instance"),
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["server"].queryset = ServerPlatform.objects.order_by("vendor", "name")
+        self.fields["fabric"].queryset = Fabric.objects.order_by("name")
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def fieldsets(self):
+        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
+
+    def clean(self):
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
+
+
+class PriceImportForm(CsvUploadForm):
+    """A CSV of a team's prices, checked in full before anything is saved."""
