@@ -13,7 +13,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -49,9 +48,8 @@ from planner.web.editing import (
     validating,
 )
 from planner.web.history import history_rows
-from planner.web.htmx import partial_wanted
+from planner.web.lists import list_page, render_list
 
-PAGE_SIZE = 50
 # Uploads waiting for "Import" live in the session, keyed by a random token. Each is at most
 # CSV_MAX_BYTES; only the newest few are kept so the session stays small.
 PENDING_IMPORTS_KEY = "rack_imports"
@@ -116,20 +114,15 @@ def site_list(request: HttpRequest) -> HttpResponse:
     filterset = SiteFilterSet(
         request.GET or None, queryset=site_visible_to(request.user).select_related("team")
     )
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    page, query = list_page(request, filterset.qs)
     context = {
         "filter": filterset,
         "page": page,
         "rows": [(site, site_capacity(site=site)) for site in page],
-        "query": query.urlencode(),
+        "query": query,
         "can_create": has_role(request.user, Role.FACILITY),
     }
-    template = "planner/sites/site_list.html"
-    if partial_wanted(request):
-        template += "#results"
-    return render(request, template, context)
+    return render_list(request, "planner/sites/site_list.html", context)
 
 
 @require_GET

@@ -4,11 +4,11 @@ write (403 for the others); another team's workload is a 404."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
 from catalog.models import ModelArchitecture
@@ -26,25 +26,24 @@ from planner.plans.services import (
     workload_create,
     workload_update,
 )
+from planner.web.lists import list_page, render_list
 from planner.web.roles import writer_team
-
-LIST_PAGE_SIZE = 50
-
 
 # --- workloads -------------------------------------------------------------------------------
 
 
 @require_GET
+@vary_on_headers("HX-Request")
 def workload_list(request: HttpRequest) -> HttpResponse:
     workloads = workload_visible_to(request.user).order_by("name")
-    page = Paginator(workloads, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page, query = list_page(request, workloads)
     models = dict(ModelArchitecture.objects.values_list("slug", "name"))
-    return render(
+    return render_list(
         request,
         "planner/plans/workload_list.html",
         {
             "page": page,
-            "query": "",
+            "query": query,
             "rows": [workload_summary(w, models) for w in page],
             "can_write": has_role(request.user, Role.PLANNER),
             "kinds": [(kind, form.KIND_LABEL) for kind, form in WORKLOAD_FORMS.items()],
