@@ -41,7 +41,7 @@ from planner.plans.figures import (
     rejected_rows,
     weights_query,
 )
-from planner.plans.forms import PlanForm, WeightsForm
+from planner.plans.forms.plans import PlanForm, WeightsForm
 from planner.plans.selectors import (
     plan_task,
     plan_visible_to,

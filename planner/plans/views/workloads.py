@@ -16,7 +16,7 @@ from planner.models import Workload
 from planner.plans.figures import (
     workload_summary,
 )
-from planner.plans.forms import WORKLOAD_FORMS, workload_form_class
+from planner.plans.forms.workloads import WORKLOAD_FORMS, workload_form_class
 from planner.plans.selectors import (
     workload_visible_to,
 )
