@@ -15,19 +15,7 @@ from catalog.models import Fabric
 from planner.models import RackGroup, Site
 from planner.versioning import ConflictError, StaleVersionError, claim_version, save_versioned
 
-CSV_COLUMNS = [
-    "name",
-    "count",
-    "power_kw",
-    "feeds",
-    "cooling_kw",
-    "cooling",
-    "units",
-    "max_kg",
-    "inlet_c",
-    "liquid_loops",
-    "fabrics",
-]
+CSV_COLUMNS = list(RackGroup.STATED_FIELDS)
 CSV_MAX_BYTES = 256 * 1024
 CSV_MAX_ROWS = 2000
 # Spreadsheet programs run cells starting with these as formulas (CSV injection).
