@@ -60,9 +60,10 @@ def shown(value: Any) -> str:
 def _number(value: Any) -> float | int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise problem(_("must be a number, not {value}"), value=repr(value))
-    if not math.isfinite(value):
+    number: float | int = value
+    if not math.isfinite(number):
         raise problem(_("must be finite"))
-    return value
+    return number
 
 
 def _whole(value: Any) -> int:
