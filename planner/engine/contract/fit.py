@@ -19,6 +19,7 @@ from planner.engine.contract.base import (
     problem,
     whole,
 )
+from planner.engine.contract.items import slug_or_inline
 from planner.engine.errors import gettext_noop as _
 from planner.engine.facility import (
     AIRFLOW,
@@ -131,10 +132,6 @@ class InlineServer(Question):
         )
 
 
-def _slug_or_inline(value: Any) -> str:
-    return "#slug" if isinstance(value, str) else "#inline"
-
-
 def _catalog_slug(value: Any) -> Any:
     if not isinstance(value, str) or not value:
         raise problem(_("must be a catalog slug"))
@@ -149,7 +146,7 @@ class FitQuestion(Question):
     rack: Rack
     server: Annotated[
         Annotated[Text, Tag("#slug")] | Annotated[InlineServer, Tag("#inline")],
-        Discriminator(_slug_or_inline),
+        Discriminator(slug_or_inline),
         SlugGiven,
     ] = Field(description="Catalog server slug, or an inline server")
     accelerator: Annotated[str, BeforeValidator(_catalog_slug)] | None = Field(
