@@ -1,4 +1,5 @@
-"""Catalog pages. Each list is one template whose `results` partial is what HTMX swaps."""
+"""Catalog pages. Every list is catalog/filter_list.html, whose `results` partial is what HTMX
+swaps, with the `table` partial of the list's own template."""
 
 from django.contrib.auth.decorators import login_not_required
 from django.core.paginator import Paginator
@@ -45,10 +46,11 @@ def _filtered_list(request: HttpRequest, filterset_class, template: str, **extra
         # version of the catalog (nothing personal in them).
         "catalog_version": catalog_version(filterset_class.Meta.model),
         "fragment_cache_s": LIST_CACHE_S,
+        "table": f"{template}#table",
         **extra,
     }
     if request.htmx and not request.htmx.boosted:
-        template += "#results"
+        template = "catalog/filter_list.html#results"
     return render(request, template, context)
 
 

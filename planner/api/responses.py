@@ -1,7 +1,29 @@
-"""Bodies and responses every planner endpoint documents the same way."""
+"""Bodies and responses every planner endpoint documents the same way, and the answers of the
+endpoints that create a row."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema_field
-from rest_framework import serializers
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import Model
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from planner.engine import RequestError
+from planner.messages.render import error_message
+from planner.simulations.services import QueueUnavailable
+
+# How long a client should wait before asking again when the task queue is down (seconds).
+RETRY_AFTER_S = 30
 
 
 @extend_schema_field({"type": ["object", "null"]})
@@ -31,3 +53,78 @@ class FieldErrorsSerializer(serializers.Serializer):
 UNAUTHENTICATED = OpenApiResponse(
     DetailSerializer, description="No credentials, or a wrong or revoked token."
 )
+
+
+def detail_response(description: str) -> OpenApiResponse:
+    """A `{"detail": "..."}` answer (403, 404, 503...), documented with what it means here."""
+    return OpenApiResponse(DetailSerializer, description=description)
+
+
+def field_errors_response(description: str) -> OpenApiResponse:
+    """The 400 of a question the engine finds wrong, documented with an example key."""
+    return OpenApiResponse(FieldErrorsSerializer, description=description)
+
+
+def field_errors_example(value: dict[str, list[str]], name: str = "Bad field") -> OpenApiExample:
+    return OpenApiExample(name, value=value, response_only=True, status_codes=["400"])
+
+
+def list_docs(*, summary: str, serializer: type[serializers.Serializer]) -> Any:
+    """extend_schema for GET of a list of rows, as `serializer` writes each."""
+    return extend_schema(
+        summary=summary, responses={200: serializer(many=True), 401: UNAUTHENTICATED}
+    )
+
+
+def location_header(description: str, *, statuses: list[int]) -> OpenApiParameter:
+    """The Location header a POST answers with: the row to read or poll next."""
+    return OpenApiParameter(
+        "Location",
+        OpenApiTypes.STR,
+        location=OpenApiParameter.HEADER,
+        response=statuses,
+        description=description,
+    )
+
+
+def one_docs(*, summary: str, serializer: Any, not_found: OpenApiResponse) -> Any:
+    """extend_schema for GET of one row, 404 when the user may not see it."""
+    return extend_schema(
+        summary=summary, responses={200: serializer, 401: UNAUTHENTICATED, 404: not_found}
+    )
+
+
+def field_errors(exc: RequestError) -> Response:
+    """400 `{"<field path>": ["message in the reader's language"]}` for what the engine found
+    wrong in a question."""
+    return Response(
+        {exc.field or "request": [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST
+    )
+
+
+def created(
+    create: Callable[[], tuple[Model, int]],
+    *,
+    serialize: Callable[[Model], Any],
+    detail_view: str,
+) -> Response:
+    """What a POST that makes a row answers. `create` calls the service and gives the row and
+    the status to answer with (201, or 202/200 for a queued run); the answer is the row as
+    `serialize` writes it, with its Location (the `detail_view` route). A question the engine
+    finds wrong is a 400 naming the field; a task queue that does not answer is a 503 with
+    Retry-After, nothing queued."""
+    try:
+        row, code = create()
+    except RequestError as exc:
+        return field_errors(exc)
+    except QueueUnavailable:
+        return Response(
+            {"detail": _("The task queue did not answer, so nothing was queued. Try again.")},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    return Response(
+        serialize(row),
+        status=code,
+        headers={"Location": reverse(detail_view, kwargs={"pk": row.pk})},
+    )

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -27,10 +26,9 @@ from planner.calibrations.services import calibration_create
 from planner.engine import RequestError
 from planner.messages.render import error_line
 from planner.models import CalibrationProfile
-from planner.web.htmx import partial_wanted
+from planner.web.lists import list_page, render_list
 from planner.web.roles import require_role
 
-PAGE_SIZE = 50
 MATMUL_SUFFIX = " matrix multiply"
 TRAINING_PREFIX = "training step "
 
@@ -196,18 +194,9 @@ def calibration_list(request):
                 return redirect(profile)
     else:
         form = CalibrationUploadForm()
-    context = {
-        "page": Paginator(calibration_visible_to(request.user), PAGE_SIZE).get_page(
-            request.GET.get("page")
-        ),
-        "query": "",
-        "form": form,
-        "can_upload": can_upload,
-    }
-    template = "planner/calibrations/calibration_list.html"
-    if request.method == "GET" and partial_wanted(request):
-        template += "#results"
-    return render(request, template, context)
+    page, query = list_page(request, calibration_visible_to(request.user))
+    context = {"page": page, "query": query, "form": form, "can_upload": can_upload}
+    return render_list(request, "planner/calibrations/calibration_list.html", context)
 
 
 @require_GET

@@ -9,23 +9,25 @@ from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import Accelerator, Fabric, ModelArchitecture
 from planner.engine.contract.estimate import (
     DEFAULT_FINETUNE_TOKENS,
     DEFAULT_GLOBAL_BATCH,
     TOKENS_PER_PARAM,
 )
-from planner.engine.specs import FabricSpec, InferenceSpec
+from planner.engine.specs import InferenceSpec
 from planner.web.fields import (
-    DEFAULT_ACCELERATOR,
     DEFAULT_COUNT,
-    DEFAULT_MODEL,
     DEFAULT_SEQ_LEN,
     METHOD_CHOICES,
     PRECISION_CHOICES,
     TASK_CHOICES,
-    AcceleratorChoiceField,
+    accelerator_field,
+    fabric_field,
+    figure_field,
+    model_field,
 )
+from planner.web.forms import FieldsetsMixin
+from planner.web.widgets import number_input
 
 RECOMPUTE_CHOICES = [
     ("", _("Searched")),
@@ -47,46 +49,20 @@ INFERENCE_FIELDS = ("batch", "prompt_len", "output_len")
 OPTIONAL_TOP_LEVEL = ("per_node", "global_batch", "tokens", "recompute", "zero_stage")
 
 
-def _number_input(placeholder: Any = None) -> forms.NumberInput:
-    attrs = {"placeholder": placeholder} if placeholder is not None else {}
-    return forms.NumberInput(attrs=attrs)
-
-
-class EstimateForm(forms.Form):
+class EstimateForm(FieldsetsMixin, forms.Form):
     """One estimate question. Field names follow the contract's keys (inference ones flattened)."""
 
     task = forms.ChoiceField(label=_("Task"), choices=TASK_CHOICES, initial="train")
-    model = forms.ModelChoiceField(
-        label=_("Model"),
-        queryset=ModelArchitecture.objects.order_by("family", "params"),
-        to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_MODEL,
-    )
-    accelerator = AcceleratorChoiceField(
-        label=_("Accelerator"),
-        queryset=Accelerator.objects.order_by("vendor", "name"),
-        to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_ACCELERATOR,
-    )
+    model = model_field()
+    accelerator = accelerator_field()
     count = forms.IntegerField(label=_("Devices"), min_value=1, initial=DEFAULT_COUNT)
     per_node = forms.IntegerField(
         label=_("Devices per server"),
         min_value=1,
         required=False,
-        widget=_number_input(_("up to 8")),
+        widget=number_input(_("up to 8")),
     )
-    fabric = forms.ModelChoiceField(
-        label=_("Scale-out fabric"),
-        queryset=Fabric.objects.order_by("name"),
-        to_field_name="slug",
-        required=False,
-        # FabricSpec's default is one 200 Gbit/s port per device; GB/s x 8 = Gbit/s.
-        empty_label=format_lazy(
-            _("Default ({gbit_s:g} Gbit/s per device)"), gbit_s=FabricSpec.per_gpu_gb_s * 8
-        ),
-    )
+    fabric = fabric_field()
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
     method = forms.ChoiceField(label=_("Method"), choices=METHOD_CHOICES, initial="full")
     seq_len = forms.IntegerField(
@@ -102,11 +78,10 @@ class EstimateForm(forms.Form):
             finetune=DEFAULT_GLOBAL_BATCH["finetune"],
         ),
     )
-    tokens = forms.FloatField(
-        label=_("Training tokens"),
+    tokens = figure_field(
+        _("Training tokens"),
         min_value=1,
-        required=False,
-        widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "1e12"}),
+        placeholder="1e12",
         help_text=format_lazy(
             _("Default: {per_param} per parameter pre-training, {finetune:,.0f} fine-tuning."),
             per_param=TOKENS_PER_PARAM,
@@ -127,19 +102,19 @@ class EstimateForm(forms.Form):
         label=_("Concurrent requests"),
         min_value=1,
         required=False,
-        widget=_number_input(InferenceSpec.batch),
+        widget=number_input(InferenceSpec.batch),
     )
     prompt_len = forms.IntegerField(
         label=_("Prompt length (tokens)"),
         min_value=1,
         required=False,
-        widget=_number_input(InferenceSpec.prompt_len),
+        widget=number_input(InferenceSpec.prompt_len),
     )
     output_len = forms.IntegerField(
         label=_("Output length (tokens)"),
         min_value=1,
         required=False,
-        widget=_number_input(InferenceSpec.output_len),
+        widget=number_input(InferenceSpec.output_len),
     )
 
     FIELDSETS = (
@@ -162,9 +137,6 @@ class EstimateForm(forms.Form):
     @classmethod
     def is_submitted(cls, query: QueryDict) -> bool:
         return any(name in query for name in cls.base_fields)
-
-    def fieldsets(self):
-        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
 
     def contract(self) -> dict[str, Any]:
         """The estimate contract's JSON question, leaving out what was not filled in."""

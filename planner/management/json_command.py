@@ -4,6 +4,7 @@ as JSON or a table, and exit status 2 with one line naming the bad field."""
 import json
 import sys
 from collections.abc import Callable
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand
 
@@ -21,6 +22,18 @@ class JsonQuestionCommand(BaseCommand):
         parser.add_argument("--format", choices=("json", "table"), default="json")
 
     def handle(self, *args, file: str, format: str, **options):
+        data = self.question(file)
+        try:
+            answer = type(self).run(data=data)
+        except RequestError as exc:
+            self.fail(str(exc))
+        self.stdout.write(
+            type(self).table(answer) if format == "table" else json.dumps(answer, indent=2)
+        )
+
+    def question(self, file: str) -> Any:
+        """The JSON question in `file` (`-`: standard input); a file that cannot be read or is
+        not JSON fails with one line."""
         try:
             if file == "-":
                 text = sys.stdin.read()
@@ -30,19 +43,12 @@ class JsonQuestionCommand(BaseCommand):
         except OSError as exc:
             self.fail(f"file: cannot read {file!r}: {exc.strerror}")
         try:
-            data = json.loads(text)
+            return json.loads(text)
         except json.JSONDecodeError as exc:
             self.fail(
                 f"request: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             )
-        try:
-            answer = type(self).run(data=data)
-        except RequestError as exc:
-            self.fail(str(exc))
-        self.stdout.write(
-            type(self).table(answer) if format == "table" else json.dumps(answer, indent=2)
-        )
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NoReturn:
         self.stderr.write(f"error: {message}")
         sys.exit(EXIT_BAD_INPUT)

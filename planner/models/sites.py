@@ -24,6 +24,16 @@ MAX_RACK_KG = 5000
 INLET_RANGE_C = (5, 45)
 
 
+def version_field() -> models.PositiveIntegerField:
+    """The version of a row edited through planner/versioning.py."""
+    return models.PositiveIntegerField(
+        _("record version"),
+        default=1,
+        editable=False,
+        help_text=_("Raised by one on every save; an edit names the version it started from"),
+    )
+
+
 class Site(models.Model):
     """A data centre or machine room: where the racks are, what power costs there."""
 
@@ -56,12 +66,7 @@ class Site(models.Model):
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = models.PositiveIntegerField(
-        _("record version"),
-        default=1,
-        editable=False,
-        help_text=_("Raised by one on every save; an edit names the version it started from"),
-    )
+    version = version_field()
     # The version is bookkeeping for concurrent edits, not a change anyone made.
     history = HistoricalRecords(excluded_fields=["version"])
 
@@ -88,6 +93,22 @@ class Site(models.Model):
 
 class RackGroup(models.Model):
     """A row of identical racks: what each rack can power, cool, hold and carry."""
+
+    # What a person states about a rack group: the fields of its form, of the API and of the
+    # CSV import and export, in that order.
+    STATED_FIELDS = (
+        "name",
+        "count",
+        "power_kw",
+        "feeds",
+        "cooling_kw",
+        "cooling",
+        "units",
+        "max_kg",
+        "inlet_c",
+        "liquid_loops",
+        "fabrics",
+    )
 
     site = models.ForeignKey(
         Site, on_delete=models.CASCADE, related_name="rack_groups", verbose_name=_("site")
@@ -125,12 +146,7 @@ class RackGroup(models.Model):
         "catalog.Fabric", blank=True, related_name="rack_groups", verbose_name=_("fabrics offered")
     )
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = models.PositiveIntegerField(
-        _("record version"),
-        default=1,
-        editable=False,
-        help_text=_("Raised by one on every save; an edit names the version it started from"),
-    )
+    version = version_field()
     history = HistoricalRecords(m2m_fields=[fabrics], excluded_fields=["version"])
 
     class Meta:

@@ -17,103 +17,21 @@ import datetime as dt
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+
+from planner.probe.kernels import (
+    GIB,
+    measure_allreduce,
+    measure_bandwidth,
+    measure_matmuls,
+    median_ms,
+    time_cuda,
+)
+from planner.probe.model import DECODE, TRAINING_STEPS, StepShape, build_model
 
 SCHEMA = "flopfit-probe/1"
-GIB = 2**30
-
-
-@dataclass(frozen=True)
-class StepShape:
-    """A decoder-only transformer step the probe runs and flopfit's engine can predict."""
-
-    name: str
-    layers: int
-    hidden: int
-    heads: int
-    kv_heads: int
-    ffn: int
-    vocab: int
-    seq_len: int
-    micro_batch: int
-
-    @property
-    def params(self) -> int:
-        head_dim = self.hidden // self.heads
-        attn = (
-            self.hidden * (self.hidden + 2 * self.kv_heads * head_dim) + self.hidden * self.hidden
-        )
-        mlp = 3 * self.hidden * self.ffn
-        return (
-            self.layers * (attn + mlp + 2 * self.hidden)
-            + 2 * self.vocab * self.hidden
-            + self.hidden
-        )
-
-
-TRAINING_STEPS = (
-    StepShape(
-        "small",
-        layers=8,
-        hidden=2048,
-        heads=16,
-        kv_heads=16,
-        ffn=5632,
-        vocab=32000,
-        seq_len=2048,
-        micro_batch=4,
-    ),
-    StepShape(
-        "medium",
-        layers=16,
-        hidden=3072,
-        heads=24,
-        kv_heads=8,
-        ffn=8192,
-        vocab=32000,
-        seq_len=2048,
-        micro_batch=2,
-    ),
-)
-DECODE = {"step": "small", "batch": 32, "context": 2048}
-
-
-def median_ms(samples: list[float]) -> float:
-    if not samples:
-        raise ValueError("no samples")
-    return statistics.median(samples)
-
-
-def matmul_tflops(m: int, n: int, k: int, ms: float) -> float:
-    return 2 * m * n * k / (ms / 1000) / 1e12
-
-
-def allreduce_busbw_gb_s(size_bytes: int, ranks: int, ms: float) -> float:
-    """nccl-tests' bus bandwidth: algorithm bandwidth x 2(n-1)/n."""
-    return size_bytes / (ms / 1000) / 1e9 * 2 * (ranks - 1) / ranks
-
-
-def time_cuda(
-    torch, fn: Callable[[], object], *, warmup: int = 3, repeats: int = 10, inner: int = 1
-) -> list[float]:
-    """Milliseconds per call of `fn`, one sample per `inner` calls, timed with CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(inner):
-            fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / inner)
-    return samples
 
 
 def nvidia_smi() -> dict:
@@ -137,81 +55,6 @@ def nvidia_smi() -> dict:
     return {k: v.strip() for k, v in zip(keys, out.split(","), strict=False)}
 
 
-def measure_matmuls(torch, size: int = 8192) -> dict:
-    dev = "cuda"
-    out = {}
-    torch.manual_seed(0)
-    a32 = torch.randn(size, size, device=dev)
-    b32 = torch.randn(size, size, device=dev)
-    for name, dtype, tf32 in (
-        ("fp32", torch.float32, False),
-        ("tf32", torch.float32, True),
-        ("bf16", torch.bfloat16, False),
-        ("fp16", torch.float16, False),
-    ):
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        a, b = a32.to(dtype), b32.to(dtype)
-        samples = time_cuda(
-            torch, lambda a=a, b=b: a @ b, repeats=10, inner=3 if dtype != torch.float32 else 1
-        )
-        out[name] = {
-            "tflops": round(matmul_tflops(size, size, size, median_ms(samples)), 2),
-            "shape": [size, size, size],
-            "samples": len(samples),
-        }
-    torch.backends.cuda.matmul.allow_tf32 = False
-    # FP8 (Hopper and newer): e4m3 operands, per-tensor scales, bf16 output.
-    if hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability() >= (8, 9):
-        try:
-            a8 = a32.to(torch.float8_e4m3fn)
-            b8 = b32.to(torch.float8_e4m3fn).t().contiguous().t()
-            one = torch.tensor(1.0, device=dev)
-            samples = time_cuda(
-                torch,
-                lambda: torch._scaled_mm(
-                    a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16
-                ),
-                repeats=10,
-                inner=3,
-            )
-            out["fp8"] = {
-                "tflops": round(matmul_tflops(size, size, size, median_ms(samples)), 2),
-                "shape": [size, size, size],
-                "samples": len(samples),
-            }
-        except (RuntimeError, TypeError) as exc:
-            out["fp8"] = {"error": str(exc)[:200]}
-    try:
-        ai = torch.randint(-100, 100, (size, size), device=dev, dtype=torch.int8)
-        bi = torch.randint(-100, 100, (size, size), device=dev, dtype=torch.int8)
-        samples = time_cuda(torch, lambda: torch._int_mm(ai, bi), repeats=10, inner=3)
-        out["int8"] = {
-            "tflops": round(matmul_tflops(size, size, size, median_ms(samples)), 2),
-            "shape": [size, size, size],
-            "samples": len(samples),
-            "unit": "TOPS",
-        }
-    except (RuntimeError, AttributeError) as exc:
-        out["int8"] = {"error": str(exc)[:200]}
-    return out
-
-
-def measure_bandwidth(torch, gib: float = 2.0) -> dict:
-    n = int(gib * GIB) // 4
-    src = torch.rand(n, device="cuda")
-    dst = torch.empty_like(src)
-    d2d = median_ms(time_cuda(torch, lambda: dst.copy_(src), repeats=10))
-    host = torch.rand(n // 2).pin_memory()
-    dev = torch.empty(n // 2, device="cuda")
-    h2d = median_ms(time_cuda(torch, lambda: dev.copy_(host, non_blocking=True), repeats=10))
-    return {
-        # Bytes read plus bytes written, as STREAM's copy counts them.
-        "d2d_gb_s": round(2 * n * 4 / (d2d / 1000) / 1e9, 1),
-        "h2d_gb_s": round(n // 2 * 4 / (h2d / 1000) / 1e9, 1),
-        "bytes": n * 4,
-    }
-
-
 def group_sizes(world: int) -> list[int]:
     """The data-parallel group sizes one launch measures: 1, 2, 4, ... up to every rank."""
     sizes, size = [], 1
@@ -219,78 +62,6 @@ def group_sizes(world: int) -> list[int]:
         sizes.append(size)
         size *= 2
     return [*sizes, world]
-
-
-def measure_allreduce(torch, dist, sizes=(2**20, 2**24, 2**27, 2**29), *, group=None) -> list[dict]:
-    ranks = dist.get_world_size(group)
-    out = []
-    for size in sizes:
-        x = torch.rand(size // 2, device="cuda", dtype=torch.bfloat16)
-        samples = time_cuda(
-            torch, lambda x=x: dist.all_reduce(x, group=group), warmup=3, repeats=10
-        )
-        ms = median_ms(samples)
-        out.append(
-            {
-                "bytes": size,
-                "ms": round(ms, 4),
-                "busbw_gb_s": round(allreduce_busbw_gb_s(size, ranks, ms), 1),
-                "ranks": ranks,
-            }
-        )
-    return out
-
-
-def build_model(torch, shape: StepShape):
-    nn, F = torch.nn, torch.nn.functional
-    head_dim = shape.hidden // shape.heads
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.norm1 = nn.RMSNorm(shape.hidden)
-            self.qkv = nn.Linear(
-                shape.hidden, shape.hidden + 2 * shape.kv_heads * head_dim, bias=False
-            )
-            self.out = nn.Linear(shape.hidden, shape.hidden, bias=False)
-            self.norm2 = nn.RMSNorm(shape.hidden)
-            self.up = nn.Linear(shape.hidden, 2 * shape.ffn, bias=False)
-            self.down = nn.Linear(shape.ffn, shape.hidden, bias=False)
-
-        def forward(self, x, cache=None):
-            b, s, _ = x.shape
-            q, k, v = self.qkv(self.norm1(x)).split(
-                [shape.hidden, shape.kv_heads * head_dim, shape.kv_heads * head_dim], dim=-1
-            )
-            q = q.view(b, s, shape.heads, head_dim).transpose(1, 2)
-            k = k.view(b, s, shape.kv_heads, head_dim).transpose(1, 2)
-            v = v.view(b, s, shape.kv_heads, head_dim).transpose(1, 2)
-            if cache is not None:
-                # Decode reads the cached keys and values in place, as a paged KV cache does;
-                # concatenating would copy the whole cache every step and time the copy.
-                k, v = cache
-            attn = F.scaled_dot_product_attention(
-                q, k, v, is_causal=cache is None, enable_gqa=shape.kv_heads != shape.heads
-            )
-            x = x + self.out(attn.transpose(1, 2).reshape(b, s, shape.hidden))
-            gate, up = self.up(self.norm2(x)).chunk(2, dim=-1)
-            return x + self.down(F.silu(gate) * up)
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.embed = nn.Embedding(shape.vocab, shape.hidden)
-            self.blocks = nn.ModuleList(Block() for _ in range(shape.layers))
-            self.norm = nn.RMSNorm(shape.hidden)
-            self.head = nn.Linear(shape.hidden, shape.vocab, bias=False)
-
-        def forward(self, tokens, caches=None):
-            x = self.embed(tokens)
-            for i, block in enumerate(self.blocks):
-                x = block(x, None if caches is None else caches[i])
-            return self.head(self.norm(x))
-
-    return Model()
 
 
 def measure_training(torch, shape: StepShape, steps: int = 8, *, dist=None, group=None) -> dict:

@@ -13,17 +13,18 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import Accelerator, Fabric, ModelArchitecture
 from planner.choices import SimulationKind
 from planner.engine.simulate.question import MAX_REQUESTS, MAX_TRIALS
-from planner.engine.specs import FabricSpec, InferenceSpec, ReliabilitySpec
+from planner.engine.specs import InferenceSpec, ReliabilitySpec
 from planner.web.fields import (
-    DEFAULT_ACCELERATOR,
-    DEFAULT_MODEL,
     PRECISION_CHOICES,
-    AcceleratorChoiceField,
+    accelerator_field,
+    fabric_field,
+    figure_field,
+    model_field,
 )
-from planner.web.widgets import decimal_text, number_input
+from planner.web.forms import FieldsetsMixin, filled
+from planner.web.widgets import number_input
 
 # The engine's defaults when a key is left out (planner/engine/simulate/request.py).
 DEFAULT_TRIALS = 10_000
@@ -41,35 +42,19 @@ ARRIVAL_CHOICES = [
 ]
 
 
-class SimulationForm(forms.Form):
+class SimulationForm(FieldsetsMixin, forms.Form):
     """The hardware both kinds share. Subclasses add their fields, `FIELDSETS`, `ERROR_FIELDS`
     and `question()`."""
 
     kind: str
     TASK: str
-    FIELDSETS: tuple
     # Engine error paths that name a form field under another name; the rest go above the form.
     ERROR_FIELDS: dict[str, str] = {}
 
-    model = forms.ModelChoiceField(
-        label=_("Model"),
-        queryset=ModelArchitecture.objects.order_by("family", "params"),
-        to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_MODEL,
-    )
-    accelerator = AcceleratorChoiceField(
-        label=_("Accelerator"),
-        queryset=Accelerator.objects.order_by("vendor", "name"),
-        to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_ACCELERATOR,
-    )
+    model = model_field()
+    accelerator = accelerator_field()
     count = forms.IntegerField(label=_("Devices"), min_value=1, initial=8)
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
-
-    def fieldsets(self):
-        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
 
     def error_field(self, path: str) -> str | None:
         """The form field an engine error path names, or None for an error about the whole."""
@@ -90,13 +75,6 @@ class SimulationForm(forms.Form):
             "precision": data["precision"],
         }
 
-    @staticmethod
-    def _filled(question: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-        """Only the values given, so a blank field takes the engine's default and the same
-        question asked from the API or the command hashes the same."""
-        question.update({key: value for key, value in values.items() if value is not None})
-        return question
-
 
 class TrainingSimulationForm(SimulationForm):
     """A training campaign: the estimate's throughput, then failures, checkpoints and restarts
@@ -105,43 +83,30 @@ class TrainingSimulationForm(SimulationForm):
     kind = SimulationKind.TRAINING
     TASK = "train"
 
-    fabric = forms.ModelChoiceField(
-        label=_("Scale-out fabric"),
-        queryset=Fabric.objects.order_by("name"),
-        to_field_name="slug",
-        required=False,
-        # GB/s x 8 = Gbit/s
-        empty_label=format_lazy(
-            _("Default ({gbit_s:g} Gbit/s per device)"), gbit_s=FabricSpec.per_gpu_gb_s * 8
-        ),
-    )
-    tokens = forms.FloatField(
-        label=_("Training tokens"),
+    fabric = fabric_field()
+    tokens = figure_field(
+        _("Training tokens"),
         min_value=1,
-        required=False,
-        widget=decimal_text("1e12"),
+        placeholder="1e12",
         help_text=_("Default: 20 per parameter."),
     )
-    failures_per_gpu_hour = forms.FloatField(
-        label=_("Failures per GPU-hour"),
+    failures_per_gpu_hour = figure_field(
+        _("Failures per GPU-hour"),
         min_value=0,
         max_value=1,
-        required=False,
-        widget=decimal_text(f"{ReliabilitySpec.failures_per_gpu_hour:g}"),
+        placeholder=f"{ReliabilitySpec.failures_per_gpu_hour:g}",
         help_text=_("Llama 3 saw about 2e-5 on 16,384 H100s."),
     )
-    checkpoint_gb_s = forms.FloatField(
-        label=_("Checkpoint write bandwidth (GB/s)"),
+    checkpoint_gb_s = figure_field(
+        _("Checkpoint write bandwidth (GB/s)"),
         min_value=0.001,
-        required=False,
-        widget=decimal_text(f"{ReliabilitySpec.checkpoint_gb_s:g}"),
+        placeholder=f"{ReliabilitySpec.checkpoint_gb_s:g}",
         help_text=_("Aggregate, to checkpoint storage."),
     )
-    restart_min = forms.FloatField(
-        label=_("Restart after a failure (minutes)"),
+    restart_min = figure_field(
+        _("Restart after a failure (minutes)"),
         min_value=0,
-        required=False,
-        widget=decimal_text(f"{ReliabilitySpec.restart_s / SECONDS_PER_MINUTE:g}"),
+        placeholder=f"{ReliabilitySpec.restart_s / SECONDS_PER_MINUTE:g}",
     )
     trials = forms.IntegerField(
         label=_("Trials"),
@@ -164,12 +129,12 @@ class TrainingSimulationForm(SimulationForm):
 
     def question(self) -> dict[str, Any]:
         data = self.cleaned_data
-        estimate = self._filled(
+        estimate = filled(
             self._estimate(),
             {"fabric": data["fabric"].slug if data["fabric"] else None, "tokens": data["tokens"]},
         )
         restart_min = data["restart_min"]
-        return self._filled(
+        return filled(
             {"kind": self.kind, "estimate": estimate},
             {
                 "failures_per_gpu_hour": data["failures_per_gpu_hour"],
@@ -211,12 +176,11 @@ def _length_bound(what: str, *, highest: bool) -> forms.IntegerField:
 
 
 def _length_sigma(what: str) -> forms.FloatField:
-    return forms.FloatField(
-        label=format_lazy(_("{what}: sigma of the log"), what=what),
+    return figure_field(
+        format_lazy(_("{what}: sigma of the log"), what=what),
         min_value=0.01,
         max_value=5,
-        required=False,
-        widget=decimal_text("1.0"),
+        placeholder="1.0",
         help_text=_("Log-normal only."),
     )
 
@@ -234,12 +198,13 @@ class ServingSimulationForm(SimulationForm):
         initial=1,
         help_text=_("Split into replicas of the estimate's tensor-parallel size."),
     )
-    rate_per_s = forms.FloatField(
-        label=_("Arrival rate (requests/s)"),
+    rate_per_s = figure_field(
+        _("Arrival rate (requests/s)"),
         min_value=0.001,
         max_value=1e6,
+        required=True,
         initial=5,
-        widget=decimal_text("5"),
+        placeholder="5",
     )
     arrival = forms.ChoiceField(label=_("Arrivals"), choices=ARRIVAL_CHOICES, initial="poisson")
     prompt_kind = _length_kind(_("Prompt"))
@@ -252,17 +217,11 @@ class ServingSimulationForm(SimulationForm):
     output_lo = _length_bound(_("Output"), highest=False)
     output_hi = _length_bound(_("Output"), highest=True)
     output_sigma = _length_sigma(_("Output"))
-    ttft_slo_ms = forms.FloatField(
-        label=_("Time to first token SLO, TTFT (ms)"),
-        min_value=0.001,
-        required=False,
-        widget=decimal_text("500"),
+    ttft_slo_ms = figure_field(
+        _("Time to first token SLO, TTFT (ms)"), min_value=0.001, placeholder="500"
     )
-    tpot_slo_ms = forms.FloatField(
-        label=_("Time per output token SLO, TPOT (ms)"),
-        min_value=0.001,
-        required=False,
-        widget=decimal_text("50"),
+    tpot_slo_ms = figure_field(
+        _("Time per output token SLO, TPOT (ms)"), min_value=0.001, placeholder="50"
     )
     requests = forms.IntegerField(
         label=_("Requests simulated"),
@@ -271,11 +230,10 @@ class ServingSimulationForm(SimulationForm):
         required=False,
         widget=number_input(DEFAULT_REQUESTS),
     )
-    target_rate = forms.FloatField(
-        label=_("Find replicas for this rate (requests/s)"),
+    target_rate = figure_field(
+        _("Find replicas for this rate (requests/s)"),
         min_value=0.001,
-        required=False,
-        widget=decimal_text(""),
+        placeholder="",
         help_text=_("Optional: the fewest replicas that meet the SLOs at this rate."),
     )
 
@@ -314,12 +272,12 @@ class ServingSimulationForm(SimulationForm):
             keys = {"lo": data[f"{prefix}_lo"], "hi": data[f"{prefix}_hi"]}
         else:
             keys = {"mean": value, "sigma": data[f"{prefix}_sigma"], "hi": data[f"{prefix}_hi"]}
-        return self._filled({"kind": kind}, keys)
+        return filled({"kind": kind}, keys)
 
     def question(self) -> dict[str, Any]:
         data = self.cleaned_data
         target_rate = data["target_rate"]
-        return self._filled(
+        return filled(
             {
                 "kind": self.kind,
                 "estimate": self._estimate(),

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
@@ -61,42 +61,45 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
     if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
         return _sweep_start(data=data, user=user)
     question = simulation_question(data=data)  # RequestError names a bad field
-    digest = inputs_hash(data)
     with transaction.atomic():
-        simulation, created = Simulation.objects.select_for_update().get_or_create(
-            inputs_hash=digest,
-            defaults={
-                "kind": question.kind,
-                "inputs": data,
-                "created_by": user,
-                "model_version": MODEL_VERSION,
-            },
-        )
+        simulation, created = _row_for(data, kind=question.kind, user=user)
         if not created and (
             simulation.status == SimulationStatus.SUCCEEDED
             or (simulation.status in ACTIVE_STATUSES and not _lost(simulation))
         ):
             return simulation, False
-        simulation.status = SimulationStatus.QUEUED
-        simulation.progress = 0.0
-        simulation.result = None
-        simulation.error = ""
-        simulation.queued_at = timezone.now()
-        simulation.started_at = simulation.finished_at = None
-        simulation.model_version = MODEL_VERSION
-        simulation.save()
+        _reset(simulation, status=SimulationStatus.QUEUED)
     try:
         _publish(simulation)
     except Exception as exc:  # kombu raises OperationalError and friends for a dead broker
         log.warning("simulation %s not queued: %s", simulation.pk, exc)
-        Simulation.objects.filter(pk=simulation.pk).update(
-            status=SimulationStatus.FAILED,
-            error=f"The task queue did not answer: {exc}",
-            finished_at=timezone.now(),
-        )
+        _not_queued(Simulation.objects.filter(pk=simulation.pk), exc)
         raise QueueUnavailable(str(exc)) from exc
     simulation.refresh_from_db()
     return simulation, True
+
+
+def _row_for(data: Any, *, kind: str, user) -> tuple[Simulation, bool]:
+    """The row that answers `data`, locked until the transaction ends; made (queued, empty) when
+    the question is new. True when it was made now."""
+    return Simulation.objects.select_for_update().get_or_create(
+        inputs_hash=inputs_hash(data),
+        defaults={
+            "kind": kind,
+            "inputs": data,
+            "created_by": user,
+            "model_version": MODEL_VERSION,
+        },
+    )
+
+
+def _not_queued(rows: QuerySet[Simulation], exc: Exception) -> None:
+    """Rows whose task the broker did not take: failed, saying why, so none waits forever."""
+    rows.update(
+        status=SimulationStatus.FAILED,
+        error=f"The task queue did not answer: {exc}",
+        finished_at=timezone.now(),
+    )
 
 
 def _lost(simulation: Simulation) -> bool:
@@ -219,17 +222,8 @@ def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
     question was asked before), run as a Celery chord: the parts fan out as a group and a
     gathering task writes the comparison when all have finished."""
     sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
-    digest = inputs_hash(data)
     with transaction.atomic():
-        parent, created = Simulation.objects.select_for_update().get_or_create(
-            inputs_hash=digest,
-            defaults={
-                "kind": SimulationKind.SWEEP,
-                "inputs": data,
-                "created_by": user,
-                "model_version": MODEL_VERSION,
-            },
-        )
+        parent, created = _row_for(data, kind=SimulationKind.SWEEP, user=user)
         if not created and (
             parent.status in ACTIVE_STATUSES or parent.status == SimulationStatus.SUCCEEDED
         ):
@@ -237,15 +231,7 @@ def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
         _reset(parent, status=SimulationStatus.RUNNING)
         parts = []
         for part_data in sweep.parts:
-            part, made = Simulation.objects.select_for_update().get_or_create(
-                inputs_hash=inputs_hash(part_data),
-                defaults={
-                    "kind": part_data["kind"],
-                    "inputs": part_data,
-                    "created_by": user,
-                    "model_version": MODEL_VERSION,
-                },
-            )
+            part, made = _row_for(part_data, kind=part_data["kind"], user=user)
             if (
                 not made
                 and part.status in FINISHED_STATUSES
@@ -258,17 +244,12 @@ def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
         _publish_sweep(parent, [p for p in parts if p.status == SimulationStatus.QUEUED])
     except Exception as exc:
         log.warning("sweep %s not queued: %s", parent.pk, exc)
-        Simulation.objects.filter(pk=parent.pk).update(
-            status=SimulationStatus.FAILED,
-            error=f"The task queue did not answer: {exc}",
-            finished_at=timezone.now(),
-        )
-        Simulation.objects.filter(
-            pk__in=[p.pk for p in parts], status=SimulationStatus.QUEUED, task_id=""
-        ).update(
-            status=SimulationStatus.FAILED,
-            error=f"The task queue did not answer: {exc}",
-            finished_at=timezone.now(),
+        _not_queued(Simulation.objects.filter(pk=parent.pk), exc)
+        _not_queued(
+            Simulation.objects.filter(
+                pk__in=[p.pk for p in parts], status=SimulationStatus.QUEUED, task_id=""
+            ),
+            exc,
         )
         raise QueueUnavailable(str(exc)) from exc
     parent.refresh_from_db()

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -29,9 +28,9 @@ from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS, SimulationForm
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
 from planner.web.htmx import partial_wanted
+from planner.web.lists import list_page, render_list
 from planner.web.roles import require_role
 
-PAGE_SIZE = 50
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_DAY = 86_400
 
@@ -188,9 +187,7 @@ def _detail_context(request: HttpRequest, simulation: Simulation) -> dict[str, A
 @vary_on_headers("HX-Request")
 def simulation_list(request: HttpRequest) -> HttpResponse:
     filterset = SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all())
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    page, query = list_page(request, filterset.qs)
     context = {
         "filter": filterset,
         "page": page,
@@ -202,13 +199,10 @@ def simulation_list(request: HttpRequest) -> HttpResponse:
             }
             for simulation in page
         ],
-        "query": query.urlencode(),
+        "query": query,
         "can_start": has_role(request.user, Role.PLANNER),
     }
-    template = "planner/simulations/simulation_list.html"
-    if partial_wanted(request):
-        template += "#results"
-    return render(request, template, context)
+    return render_list(request, "planner/simulations/simulation_list.html", context)
 
 
 def _apply_engine_error(form: SimulationForm, exc: RequestError) -> None:

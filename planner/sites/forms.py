@@ -14,6 +14,7 @@ from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
 from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 
 
@@ -59,7 +60,7 @@ class SiteForm(EditsOneVersion, forms.ModelForm):
         return name
 
 
-class RackGroupForm(EditsOneVersion, forms.ModelForm):
+class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
     """A row of identical racks; every figure is per rack."""
 
     fabrics = forms.ModelMultipleChoiceField(
@@ -71,19 +72,7 @@ class RackGroupForm(EditsOneVersion, forms.ModelForm):
 
     class Meta:
         model = RackGroup
-        fields = [
-            "name",
-            "count",
-            "power_kw",
-            "feeds",
-            "cooling_kw",
-            "cooling",
-            "units",
-            "max_kg",
-            "inlet_c",
-            "liquid_loops",
-            "fabrics",
-        ]
+        fields = list(RackGroup.STATED_FIELDS)
         labels = {
             "count": _("Racks (count)"),
             "units": _("Usable space per rack (U)"),
@@ -103,9 +92,6 @@ class RackGroupForm(EditsOneVersion, forms.ModelForm):
         self.instance.site = site
         preserve_inputs(self)
         self._add_version_field()
-
-    def fieldsets(self):
-        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

@@ -21,19 +21,7 @@ from planner.csv_import import (
 from planner.models import RackGroup, Site
 from planner.versioning import ConflictError, StaleVersionError, claim_version, save_versioned
 
-CSV_COLUMNS = [
-    "name",
-    "count",
-    "power_kw",
-    "feeds",
-    "cooling_kw",
-    "cooling",
-    "units",
-    "max_kg",
-    "inlet_c",
-    "liquid_loops",
-    "fabrics",
-]
+CSV_COLUMNS = list(RackGroup.STATED_FIELDS)
 CSV_OPTIONAL_COLUMNS = ("fabrics", "liquid_loops", "inlet_c", "feeds", "cooling")
 # Left to their number check: "-5" there is a wrong number, not a formula.
 CSV_NUMERIC_COLUMNS = ("power_kw", "cooling_kw", "count", "units", "max_kg", "inlet_c")

@@ -10,7 +10,6 @@ import copy
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -46,10 +45,9 @@ from planner.web.editing import (
     validating,
 )
 from planner.web.history import history_rows
-from planner.web.htmx import partial_wanted
 from planner.web.imports import MAX_PENDING_IMPORTS, PendingUploads, preview_rows
+from planner.web.lists import list_page, render_list
 
-PAGE_SIZE = 50
 # Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
 PENDING_IMPORTS = PendingUploads(PENDING_IMPORTS_KEY, keep=MAX_PENDING_IMPORTS)
@@ -117,20 +115,15 @@ def site_list(request: HttpRequest) -> HttpResponse:
     filterset = SiteFilterSet(
         request.GET or None, queryset=site_visible_to(request.user).select_related("team")
     )
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    page, query = list_page(request, filterset.qs)
     context = {
         "filter": filterset,
         "page": page,
         "rows": [(site, site_capacity(site=site)) for site in page],
-        "query": query.urlencode(),
+        "query": query,
         "can_create": has_role(request.user, Role.FACILITY),
     }
-    template = "planner/sites/site_list.html"
-    if partial_wanted(request):
-        template += "#results"
-    return render(request, template, context)
+    return render_list(request, "planner/sites/site_list.html", context)
 
 
 @require_GET

@@ -1,11 +1,16 @@
-"""Form fields and choices the estimate, workload and simulation forms share."""
+"""Form fields and choices the estimate, workload, plan and simulation forms share."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import Accelerator
+from catalog.models import Accelerator, Fabric, ModelArchitecture
+from planner.engine.specs import FabricSpec
+from planner.web.widgets import decimal_text
 
 # The contract's own example question (docs and `manage.py estimate`), so the first page shows a
 # sensible pair; when the catalog lacks either slug the select falls back to its first entry.
@@ -37,3 +42,63 @@ METHOD_CHOICES = [
 class AcceleratorChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Accelerator) -> str:
         return f"{obj.vendor} {obj.name}"
+
+
+def model_field() -> forms.ModelChoiceField:
+    """The model architecture asked about, by slug; the contract's example is the first shown."""
+    return forms.ModelChoiceField(
+        label=_("Model"),
+        queryset=ModelArchitecture.objects.order_by("family", "params"),
+        to_field_name="slug",
+        empty_label=None,
+        initial=DEFAULT_MODEL,
+    )
+
+
+def accelerator_field() -> AcceleratorChoiceField:
+    """The accelerator asked about, by slug, labelled with its vendor."""
+    return AcceleratorChoiceField(
+        label=_("Accelerator"),
+        queryset=Accelerator.objects.order_by("vendor", "name"),
+        to_field_name="slug",
+        empty_label=None,
+        initial=DEFAULT_ACCELERATOR,
+    )
+
+
+def fabric_field() -> forms.ModelChoiceField:
+    """A scale-out fabric by slug, or none for the engine's default: FabricSpec's one 200 Gbit/s
+    port per device."""
+    return forms.ModelChoiceField(
+        label=_("Scale-out fabric"),
+        queryset=Fabric.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        # GB/s x 8 = Gbit/s
+        empty_label=format_lazy(
+            _("Default ({gbit_s:g} Gbit/s per device)"), gbit_s=FabricSpec.per_gpu_gb_s * 8
+        ),
+    )
+
+
+def figure_field(
+    label: Any,
+    *,
+    placeholder: str,
+    min_value: float | None = None,
+    max_value: float | None = None,
+    required: bool = False,
+    initial: float | None = None,
+    help_text: Any = "",
+) -> forms.FloatField:
+    """A figure typed as text, so 2e-5 and 1e12 are written as usual. Optional unless `required`:
+    left blank, the question leaves it out and the engine's default applies."""
+    return forms.FloatField(
+        label=label,
+        min_value=min_value,
+        max_value=max_value,
+        required=required,
+        initial=initial,
+        widget=decimal_text(placeholder),
+        help_text=help_text,
+    )

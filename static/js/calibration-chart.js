@@ -5,20 +5,11 @@
   "use strict";
   const COLORS = { measured: "#0b63c5", datasheet: "#8c959f", engine: "#e36209", calibrated: "#1a7f37" };
 
-  function json(id) {
-    const element = document.getElementById(id);
-    return element ? JSON.parse(element.textContent) : null;
-  }
-
-  function axis(text, extra) {
-    return Object.assign({ title: { display: true, text: text } }, extra);
-  }
+  const { json, axis, draw } = window.flopfitCharts;
 
   function grouped(id, series, keys, t, xTitle, yTitle) {
-    const canvas = document.getElementById(id);
-    if (!canvas || canvas.dataset.drawn || !series || !series.labels.length) return;
-    canvas.dataset.drawn = "1";
-    new window.Chart(canvas, {
+    if (!series || !series.labels.length) return;
+    draw(id, {
       type: "bar",
       data: {
         labels: series.labels,
@@ -26,10 +17,7 @@
           label: t[key], data: series[key], backgroundColor: COLORS[key], borderColor: COLORS[key],
         })),
       },
-      options: {
-        responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: axis(xTitle), y: axis(yTitle, { beginAtZero: true }) },
-      },
+      options: { scales: { x: axis(xTitle), y: axis(yTitle, { beginAtZero: true }) } },
     });
   }
 

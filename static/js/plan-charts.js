@@ -12,25 +12,7 @@
   // One colour per dimension, in DIMENSIONS order.
   const DIMENSION_COLOURS = ["#0b63c5", "#8250df", "#e36209", "#1a7f37", "#d4a72c"];
 
-  function json(id) {
-    const element = document.getElementById(id);
-    return element ? JSON.parse(element.textContent) : null;
-  }
-
-  function axis(text, extra) {
-    return Object.assign({ title: { display: true, text: text } }, extra);
-  }
-
-  function draw(id, config) {
-    const canvas = document.getElementById(id);
-    if (!canvas || canvas.dataset.drawn) return;
-    canvas.dataset.drawn = "1";
-    config.options = Object.assign(
-      { responsive: true, maintainAspectRatio: false, animation: false },
-      config.options
-    );
-    new window.Chart(canvas, config);
-  }
+  const { json, axis, draw } = window.flopfitCharts;
 
   function pareto(data, t) {
     const point = (p) => ({ x: p.x, y: p.y, label: p.label });

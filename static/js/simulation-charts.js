@@ -7,25 +7,7 @@
   const DAY_S = 86400;
   const MINUTE_S = 60;
 
-  function json(id) {
-    const element = document.getElementById(id);
-    return element ? JSON.parse(element.textContent) : null;
-  }
-
-  function axis(text, extra) {
-    return Object.assign({ title: { display: true, text: text } }, extra);
-  }
-
-  function draw(id, config) {
-    const canvas = document.getElementById(id);
-    if (!canvas || canvas.dataset.drawn) return;
-    canvas.dataset.drawn = "1";
-    config.options = Object.assign(
-      { responsive: true, maintainAspectRatio: false, animation: false },
-      config.options
-    );
-    new window.Chart(canvas, config);
-  }
+  const { json, axis, draw } = window.flopfitCharts;
 
   function marker(label, x, y, color, style) {
     return { label: label, data: [{ x: x, y: y }], pointRadius: 7, pointStyle: style,

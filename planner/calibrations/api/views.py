@@ -6,15 +6,7 @@ document."""
 
 from __future__ import annotations
 
-from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiExample,
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-    extend_schema_view,
-)
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import JSONParser
@@ -22,15 +14,20 @@ from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
-from planner.calibrations.api.serializers import (
-    CalibrationSerializer,
+from planner.api.responses import (
+    UNAUTHENTICATED,
+    created,
+    detail_response,
+    field_errors_example,
+    field_errors_response,
+    list_docs,
+    location_header,
+    one_docs,
 )
+from planner.calibrations.api.serializers import CalibrationSerializer
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
-from planner.engine import RequestError
 from planner.engine.contract.calibration import ProbeReport
-from planner.messages.render import error_message
 
 # --- documentation ---------------------------------------------------------------------------
 
@@ -45,26 +42,11 @@ class CalibrationQuerySerializer(serializers.Serializer):
     )
 
 
-LOCATION = OpenApiParameter(
-    "Location",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.HEADER,
-    response=[201],
-    description="The new profile, /api/v1/calibrations/{id}/",
-)
-FORBIDDEN = OpenApiResponse(
-    DetailSerializer, description="Your role may not upload probe reports (planner)."
-)
-NOT_FOUND = OpenApiResponse(
-    DetailSerializer, description="No such profile in your team or among the shared ones."
-)
+LOCATION = location_header("The new profile, /api/v1/calibrations/{id}/", statuses=[201])
+FORBIDDEN = detail_response("Your role may not upload probe reports (planner).")
+NOT_FOUND = detail_response("No such profile in your team or among the shared ones.")
 EXAMPLES = [
-    OpenApiExample(
-        "Bad report",
-        value={"schema": ["must be 'flopfit-probe/1', not None"]},
-        response_only=True,
-        status_codes=["400"],
-    ),
+    field_errors_example({"schema": ["must be 'flopfit-probe/1', not None"]}, name="Bad report")
 ]
 
 
@@ -73,9 +55,9 @@ EXAMPLES = [
 
 @extend_schema(tags=["calibrations"])
 @extend_schema_view(
-    get=extend_schema(
+    get=list_docs(
         summary="Calibration profiles of your team and the shared ones, newest first",
-        responses={200: CalibrationSerializer(many=True), 401: UNAUTHENTICATED},
+        serializer=CalibrationSerializer,
     ),
     post=extend_schema(
         summary="Store a flopfit-probe report and derive its calibration",
@@ -86,10 +68,9 @@ EXAMPLES = [
         parameters=[CalibrationQuerySerializer, LOCATION],
         responses={
             201: OpenApiResponse(CalibrationSerializer, description="Stored."),
-            400: OpenApiResponse(
-                FieldErrorsSerializer,
-                description='The report is not one; the key names the field, e.g. {"matmul": '
-                '["is required"]}. Nothing is stored.',
+            400: field_errors_response(
+                'The report is not one; the key names the field, e.g. {"matmul": '
+                '["is required"]}. Nothing is stored.'
             ),
             401: UNAUTHENTICATED,
             403: FORBIDDEN,
@@ -114,27 +95,27 @@ class CalibrationListView(generics.ListCreateAPIView):
             )
         query = CalibrationQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        try:
-            profile = calibration_create(
-                probe=request.data,
-                name=query.validated_data["name"],
-                user=request.user,
-                team=user_team(request.user),
-            )
-        except RequestError as exc:
-            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(
-            CalibrationSerializer(profile).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": reverse("calibration-detail", kwargs={"pk": profile.pk})},
+        return created(
+            lambda: (
+                calibration_create(
+                    probe=request.data,
+                    name=query.validated_data["name"],
+                    user=request.user,
+                    team=user_team(request.user),
+                ),
+                status.HTTP_201_CREATED,
+            ),
+            serialize=lambda profile: CalibrationSerializer(profile).data,
+            detail_view="calibration-detail",
         )
 
 
 @extend_schema(tags=["calibrations"])
 @extend_schema_view(
-    get=extend_schema(
+    get=one_docs(
         summary="One calibration profile with its derived factors and rows",
-        responses={200: CalibrationSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+        serializer=CalibrationSerializer,
+        not_found=NOT_FOUND,
     ),
 )
 class CalibrationDetailView(generics.RetrieveAPIView):

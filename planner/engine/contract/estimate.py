@@ -2,10 +2,10 @@
 `POST /api/v1/estimates/`), declared once with its defaults, bounds and units, and turned into
 the engine's `EstimateRequest`.
 
-Catalog items are named by slug or given inline; slugs are resolved by callables the caller
-passes in, so the engine stays free of any database. Defaults that depend on other fields (the
-precision the card has, the batch of the task, the tokens of the model) are filled when the
-question becomes a request, and the descriptions below say what they are."""
+Catalog items are named by slug or given inline (contract/items.py); slugs are resolved by
+callables the caller passes in, so the engine stays free of any database. Defaults that depend
+on other fields (the precision the card has, the batch of the task, the tokens of the model) are
+filled when the question becomes a request, and the descriptions below say what they are."""
 
 from __future__ import annotations
 
@@ -13,19 +13,18 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+from pydantic import BeforeValidator, Field
 
 from planner.engine.contract.base import (
     Flag,
     Question,
     RequestError,
-    SlugGiven,
-    Text,
     number,
     one_of,
     problem,
     whole,
 )
+from planner.engine.contract.items import AcceleratorRef, FabricRef, ModelRef
 from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
     ATTENTION,
@@ -69,143 +68,6 @@ Optimizer = Annotated[Literal["adamw", "sgd", "adamw8bit"], _choice(OPTIMIZERS)]
 Recompute = Annotated[Literal["none", "selective", "full"], _choice(RECOMPUTE)]
 Attention = Annotated[Literal["flash", "materialized"], _choice(ATTENTION)]
 MasterWeights = Annotated[Literal["fp32", "none"], _choice(("fp32", "none"))]
-
-
-def _slug_or_inline(value: Any) -> str:
-    return "#slug" if isinstance(value, str) else "#inline"
-
-
-class InlineModel(Question):
-    """A decoder-only transformer's shape, as in its config.json."""
-
-    params: Annotated[float, number(ge=1)] = Field(
-        description="Parameters in all (experts included)"
-    )
-    layers: Annotated[int, whole(ge=1)] = Field(description="Transformer layers")
-    hidden: Annotated[int, whole(ge=1)] = Field(description="Hidden size")
-    heads: Annotated[int, whole(ge=1)] = Field(description="Attention heads")
-    kv_heads: Annotated[int, whole(ge=1)] | None = Field(
-        None, description="Key/value heads (grouped-query attention); default: heads"
-    )
-    ffn: Annotated[int, whole(ge=1)] = Field(description="Intermediate size of one expert's MLP")
-    vocab: Annotated[int, whole(ge=1)] = Field(description="Vocabulary size")
-    experts: Annotated[int, whole(ge=1)] = Field(
-        1, description="Routed experts per layer (1: dense)"
-    )
-    active_experts: Annotated[int, whole(ge=1)] = Field(
-        1, description="Experts each token is routed to"
-    )
-    gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
-    name: Text = "inline model"
-
-    @model_validator(mode="after")
-    def _shape_adds_up(self) -> InlineModel:
-        kv = self.kv_heads or self.heads
-        if self.heads % kv:
-            raise problem(
-                _("must divide the {heads} attention heads"), at="kv_heads", heads=self.heads
-            )
-        if self.hidden % self.heads:
-            raise problem(_("must divide the hidden size {hidden}"), at="heads", hidden=self.hidden)
-        if self.active_experts > self.experts:
-            raise problem(
-                _("cannot exceed the {experts} experts"), at="active_experts", experts=self.experts
-            )
-        return self
-
-    def spec(self) -> ModelSpec:
-        return ModelSpec(
-            params=float(self.params),
-            layers=self.layers,
-            hidden=self.hidden,
-            heads=self.heads,
-            kv_heads=self.kv_heads or self.heads,
-            ffn=self.ffn,
-            vocab=self.vocab,
-            experts=self.experts,
-            active_experts=self.active_experts,
-            gated_mlp=self.gated_mlp,
-            name=self.name,
-        )
-
-
-def _precisions_known(value: Any) -> Any:
-    if isinstance(value, dict):
-        for precision in value:
-            if precision not in PRECISIONS:
-                raise problem(
-                    _("is not a precision ({precisions})"),
-                    at=str(precision),
-                    precisions=", ".join(PRECISIONS),
-                )
-        if not value:
-            raise problem(_("is required: dense TFLOP/s by precision"))
-    return value
-
-
-class InlineAccelerator(Question):
-    """An accelerator's datasheet figures. FLOP rates are dense, never the sparsity figure."""
-
-    memory_gib: Annotated[float, number(ge=0.001)] = Field(description="Device memory, GiB")
-    memory_bw_gb_s: Annotated[float, number(ge=0.001)] = Field(description="Memory bandwidth, GB/s")
-    tflops: Annotated[
-        dict[str, Annotated[float, number(ge=0.001)]], BeforeValidator(_precisions_known)
-    ] = Field(description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)")
-    tdp_w: Annotated[float, number(ge=0)] = Field(0, description="Board power, W")
-    scale_up_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
-        None, description="Scale-up link (NVLink...) per device and direction, GB/s; none: PCIe"
-    )
-    scale_up_domain: Annotated[int, whole(ge=1)] = Field(
-        8, description="Devices one scale-up link joins"
-    )
-    pcie_gb_s: Annotated[float, number(ge=0.001)] = Field(
-        31.5, description="PCIe per direction, GB/s"
-    )
-    name: Text = "inline accelerator"
-
-    def spec(self) -> AcceleratorSpec:
-        return AcceleratorSpec(
-            memory_gib=float(self.memory_gib),
-            memory_bw_gb_s=float(self.memory_bw_gb_s),
-            tflops=MappingProxyType(dict(self.tflops)),
-            tdp_w=float(self.tdp_w),
-            scale_up_gb_s=self.scale_up_gb_s,
-            scale_up_domain=self.scale_up_domain,
-            pcie_gb_s=float(self.pcie_gb_s),
-            name=self.name,
-        )
-
-
-class InlineFabric(Question):
-    """The scale-out network as one accelerator sees it."""
-
-    per_gpu_gb_s: Annotated[float, number(ge=0.001)] = Field(
-        description="Bandwidth per accelerator, GB/s"
-    )
-    latency_us: Annotated[float, number(ge=0)] = Field(5.0, description="Latency per hop, µs")
-    name: Text = "inline fabric"
-
-    def spec(self) -> FabricSpec:
-        return FabricSpec(
-            per_gpu_gb_s=float(self.per_gpu_gb_s), latency_us=float(self.latency_us), name=self.name
-        )
-
-
-ModelRef = Annotated[
-    Annotated[Text, Tag("#slug")] | Annotated[InlineModel, Tag("#inline")],
-    Discriminator(_slug_or_inline),
-    SlugGiven,
-]
-AcceleratorRef = Annotated[
-    Annotated[Text, Tag("#slug")] | Annotated[InlineAccelerator, Tag("#inline")],
-    Discriminator(_slug_or_inline),
-    SlugGiven,
-]
-FabricRef = Annotated[
-    Annotated[Text, Tag("#slug")] | Annotated[InlineFabric, Tag("#inline")],
-    Discriminator(_slug_or_inline),
-    SlugGiven,
-]
 
 
 class Parallelism(Question):

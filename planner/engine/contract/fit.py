@@ -4,7 +4,7 @@ kind a rack of the given limits holds, and what a fleet of them draws."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag
 
@@ -19,6 +19,7 @@ from planner.engine.contract.base import (
     problem,
     whole,
 )
+from planner.engine.contract.items import slug_or_inline
 from planner.engine.errors import gettext_noop as _
 from planner.engine.facility import (
     AIRFLOW,
@@ -31,6 +32,9 @@ from planner.engine.facility import (
     RackSpec,
     ServerFacilitySpec,
 )
+
+if TYPE_CHECKING:
+    from planner.engine.contract.plan import InlineRackGroup
 
 # Inlet temperatures outside this range are typing errors, not rooms.
 # Beyond these a figure is a typing error too: the densest racks (GB200 NVL72) draw ~130 kW and
@@ -74,16 +78,21 @@ class Rack(Question):
     feeds: Feeds = Field("single", description="Power feeds: single, or A/B (2N)")
 
     def spec(self) -> RackSpec:
-        return RackSpec(
-            power_kw=float(self.power_kw),
-            cooling_kw=float(self.cooling_kw),
-            units=self.units,
-            max_kg=float(self.max_kg),
-            inlet_c=float(self.inlet_c),
-            cooling=self.cooling,
-            liquid_loops=self.liquid_loops,
-            feeds=self.feeds,
-        )
+        return rack_spec(self, cooling_kw=self.cooling_kw)
+
+
+def rack_spec(rack: Rack | InlineRackGroup, *, cooling_kw: float) -> RackSpec:
+    """The engine's rack from a question's: a fit's rack, or a rack group a plan may fill."""
+    return RackSpec(
+        power_kw=float(rack.power_kw),
+        cooling_kw=float(cooling_kw),
+        units=rack.units,
+        max_kg=float(rack.max_kg),
+        inlet_c=float(rack.inlet_c),
+        cooling=rack.cooling,
+        liquid_loops=rack.liquid_loops,
+        feeds=rack.feeds,
+    )
 
 
 class InlineServer(Question):
@@ -123,10 +132,6 @@ class InlineServer(Question):
         )
 
 
-def _slug_or_inline(value: Any) -> str:
-    return "#slug" if isinstance(value, str) else "#inline"
-
-
 def _catalog_slug(value: Any) -> Any:
     if not isinstance(value, str) or not value:
         raise problem(_("must be a catalog slug"))
@@ -141,7 +146,7 @@ class FitQuestion(Question):
     rack: Rack
     server: Annotated[
         Annotated[Text, Tag("#slug")] | Annotated[InlineServer, Tag("#inline")],
-        Discriminator(_slug_or_inline),
+        Discriminator(slug_or_inline),
         SlugGiven,
     ] = Field(description="Catalog server slug, or an inline server")
     accelerator: Annotated[str, BeforeValidator(_catalog_slug)] | None = Field(

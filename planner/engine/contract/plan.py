@@ -20,8 +20,8 @@ from planner.engine.contract.base import (
     whole,
 )
 from planner.engine.contract.estimate import Job
+from planner.engine.contract.fit import Feeds, RackCooling, rack_spec
 from planner.engine.errors import gettext_noop as _
-from planner.engine.facility import FEEDS, RACK_COOLING, RackSpec
 from planner.engine.recommend import RackGroupOption
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import (
@@ -92,24 +92,15 @@ class InlineRackGroup(Question):
     units: Annotated[int, whole(ge=1, le=60)] = Field(42, description="Usable U")
     max_kg: Annotated[float, number(ge=1, le=5000)] = Field(1200, description="Weight limit, kg")
     inlet_c: Annotated[float, number(ge=5, le=45)] = Field(25, description="Inlet air, °C")
-    cooling: Annotated[Literal["air", "rdhx", "liquid"], BeforeValidator(one_of(RACK_COOLING))] = (
-        "air"
-    )
-    feeds: Annotated[Literal["single", "2n"], BeforeValidator(one_of(FEEDS))] = "single"
+    cooling: RackCooling = "air"
+    feeds: Feeds = "single"
     liquid_loops: Flag | None = None
 
     def option(self, index: int) -> RackGroupOption:
         return RackGroupOption(
             self.name or f"racks {index + 1}",
-            RackSpec(
-                power_kw=float(self.power_kw),
-                cooling_kw=float(self.cooling_kw if self.cooling_kw is not None else self.power_kw),
-                units=self.units,
-                max_kg=float(self.max_kg),
-                inlet_c=float(self.inlet_c),
-                cooling=self.cooling,
-                liquid_loops=self.liquid_loops,
-                feeds=self.feeds,
+            rack_spec(
+                self, cooling_kw=self.cooling_kw if self.cooling_kw is not None else self.power_kw
             ),
             self.count,
         )

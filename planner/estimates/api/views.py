@@ -2,18 +2,16 @@
 `manage.py fit`, same JSON in and out."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from planner.api.responses import FieldErrorsSerializer
+from planner.api.responses import field_errors, field_errors_response
 from planner.engine import RequestError
 from planner.engine.contract import EstimateQuestion, FitQuestion
 from planner.engine.contract.answers import EstimateAnswer, FitAnswer
 from planner.estimates.api.examples import EXAMPLES, FIT_EXAMPLES
 from planner.estimates.services import estimate_run, fit_run
-from planner.messages.render import error_message
 
 
 class EstimateView(APIView):
@@ -27,9 +25,7 @@ class EstimateView(APIView):
         request=EstimateQuestion,
         responses={
             200: EstimateAnswer,
-            400: OpenApiResponse(
-                FieldErrorsSerializer, description="A field is missing or wrong; the key names it."
-            ),
+            400: field_errors_response("A field is missing or wrong; the key names it."),
         },
         examples=EXAMPLES,
         tags=["estimates"],
@@ -38,7 +34,7 @@ class EstimateView(APIView):
         try:
             answer = estimate_run(data=request.data, user=request.user)
         except RequestError as exc:
-            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+            return field_errors(exc)
         return Response(answer)
 
 
@@ -52,9 +48,9 @@ class FitView(APIView):
         request=FitQuestion,
         responses={
             200: FitAnswer,
-            400: OpenApiResponse(
-                FieldErrorsSerializer,
-                description='A field is missing or wrong; the key names it, e.g. {"rack.power_kw": ["must be greater than 0, not -5"]}.',
+            400: field_errors_response(
+                'A field is missing or wrong; the key names it, e.g. {"rack.power_kw": ["must be '
+                'greater than 0, not -5"]}.'
             ),
             403: OpenApiResponse(description="Not signed in."),
         },
@@ -65,5 +61,5 @@ class FitView(APIView):
         try:
             answer = fit_run(data=request.data)
         except RequestError as exc:
-            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+            return field_errors(exc)
         return Response(answer)

@@ -41,7 +41,7 @@ class Command(JsonQuestionCommand):
         )
 
     def handle(self, *args, file: str, wait: bool, timeout: float | None, **options):
-        data = self._question(file)
+        data = self.question(file)
         try:
             simulation, _queued = simulation_start(data=data)
         except RequestError as exc:
@@ -53,24 +53,6 @@ class Command(JsonQuestionCommand):
             self._wait(simulation, timeout=timeout)
         else:
             self.stdout.write(json.dumps(SimulationSerializer(simulation).data, indent=2))
-
-    def _question(self, file: str):
-        """The JSON question, as JsonQuestionCommand reads it (its `handle` also runs and
-        prints in one go, which --wait cannot use)."""
-        try:
-            if file == "-":
-                text = sys.stdin.read()
-            else:
-                with open(file, encoding="utf-8") as handle:
-                    text = handle.read()
-        except OSError as exc:
-            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            self.fail(
-                f"request: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            )
 
     def _wait(self, simulation: Simulation, *, timeout: float | None) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout

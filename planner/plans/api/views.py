@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -27,12 +26,18 @@ from rest_framework.views import APIView
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
-from planner.engine import RequestError
+from planner.api.responses import (
+    UNAUTHENTICATED,
+    created,
+    detail_response,
+    field_errors_example,
+    field_errors_response,
+    list_docs,
+    one_docs,
+)
 from planner.engine.contract.answers import CandidatePage
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
-from planner.messages.render import error_message
 from planner.plans.api.serializers import (
     CandidatesQuerySerializer,
     PlanSerializer,
@@ -45,14 +50,11 @@ from planner.sites.selectors import site_visible_to
 
 # --- documentation ---------------------------------------------------------------------------
 
-FORBIDDEN = OpenApiResponse(
-    DetailSerializer, description="Your role may not create plans (planner), or you have no team."
-)
-NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such plan in your team.")
-BAD_FIELD = OpenApiResponse(
-    FieldErrorsSerializer,
-    description='A field is missing or wrong; the key names it, e.g. {"workload.model": '
-    '["..."]}, {"budget.capex": ["..."]} or {"site_id": ["..."]}.',
+FORBIDDEN = detail_response("Your role may not create plans (planner), or you have no team.")
+NOT_FOUND = detail_response("No such plan in your team.")
+BAD_FIELD = field_errors_response(
+    'A field is missing or wrong; the key names it, e.g. {"workload.model": '
+    '["..."]}, {"budget.capex": ["..."]} or {"site_id": ["..."]}.'
 )
 EXAMPLES = [
     OpenApiExample(
@@ -94,12 +96,7 @@ EXAMPLES = [
         },
         request_only=True,
     ),
-    OpenApiExample(
-        "Bad field",
-        value={"workload.model": ["unknown model 'no-such'"]},
-        response_only=True,
-        status_codes=["400"],
-    ),
+    field_errors_example({"workload.model": ["unknown model 'no-such'"]}),
 ]
 
 
@@ -127,10 +124,7 @@ def _site(request: Request, data: Any):
 
 @extend_schema(tags=["plans"])
 @extend_schema_view(
-    get=extend_schema(
-        summary="Your team's plans, newest first",
-        responses={200: PlanSummarySerializer(many=True), 401: UNAUTHENTICATED},
-    ),
+    get=list_docs(summary="Your team's plans, newest first", serializer=PlanSummarySerializer),
     post=extend_schema(
         summary="Rank every build for a workload, a site and a budget",
         description="Every accelerator x server x count the filters allow is estimated, fitted "
@@ -168,24 +162,22 @@ class PlanListView(generics.ListCreateAPIView):
         site = _site(request, data)
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key != "site_id"}
-        try:
-            plan = plan_create(data=data, user=request.user, team=team, site=site)
-        except RequestError as exc:
-            return Response(
-                {exc.field or "request": [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return Response(
-            PlanSerializer(plan, context=self.get_serializer_context()).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": reverse("plan-detail", kwargs={"pk": plan.pk})},
+        return created(
+            lambda: (
+                plan_create(data=data, user=request.user, team=team, site=site),
+                status.HTTP_201_CREATED,
+            ),
+            serialize=lambda plan: PlanSerializer(plan, context=self.get_serializer_context()).data,
+            detail_view="plan-detail",
         )
 
 
 @extend_schema(tags=["plans"])
 @extend_schema_view(
-    get=extend_schema(
+    get=one_docs(
         summary="One plan: its question, rejected builds and first page of the ranking",
-        responses={200: PlanSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+        serializer=PlanSerializer,
+        not_found=NOT_FOUND,
     ),
 )
 class PlanDetailView(generics.RetrieveAPIView):
@@ -210,9 +202,7 @@ class PlanCandidatesView(APIView):
         parameters=[CandidatesQuerySerializer],
         responses={
             200: CandidatePage,
-            400: OpenApiResponse(
-                FieldErrorsSerializer, description='A bad query value, e.g. {"software": ["..."]}.'
-            ),
+            400: field_errors_response('A bad query value, e.g. {"software": ["..."]}.'),
             401: UNAUTHENTICATED,
             404: NOT_FOUND,
         },

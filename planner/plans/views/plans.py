@@ -41,7 +41,7 @@ from planner.plans.figures import (
     rejected_rows,
     weights_query,
 )
-from planner.plans.forms import PlanForm, WeightsForm
+from planner.plans.forms.plans import PlanForm, WeightsForm
 from planner.plans.selectors import (
     plan_task,
     plan_visible_to,
@@ -52,10 +52,10 @@ from planner.plans.services import (
     plan_create,
 )
 from planner.web.htmx import partial_wanted
+from planner.web.lists import list_page, render_list
 from planner.web.roles import writer_team
 
 PAGE_SIZE = 25
-LIST_PAGE_SIZE = 50
 COMPARE_MIN, COMPARE_MAX = 2, 4
 
 
@@ -94,9 +94,10 @@ def ranking_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
 
 
 @require_GET
+@vary_on_headers("HX-Request")
 def plan_list(request: HttpRequest) -> HttpResponse:
     plans = plan_visible_to(request.user).select_related("site", "workload", "created_by")
-    page = Paginator(plans, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page, query = list_page(request, plans)
     rows = []
     for plan in page:
         ranking = plan.ranking or {}
@@ -110,12 +111,12 @@ def plan_list(request: HttpRequest) -> HttpResponse:
                 "best": best,
             }
         )
-    return render(
+    return render_list(
         request,
         "planner/plans/plan_list.html",
         {
             "page": page,
-            "query": "",
+            "query": query,
             "rows": rows,
             "can_create": has_role(request.user, Role.PLANNER),
         },

@@ -3,12 +3,14 @@ write (403 for the others); another team's workload is a 404."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
 from catalog.models import ModelArchitecture
@@ -16,7 +18,7 @@ from planner.models import Workload
 from planner.plans.figures import (
     workload_summary,
 )
-from planner.plans.forms import WORKLOAD_FORMS, workload_form_class
+from planner.plans.forms.workloads import WORKLOAD_FORMS, WorkloadForm, workload_form_class
 from planner.plans.selectors import (
     workload_visible_to,
 )
@@ -26,25 +28,24 @@ from planner.plans.services import (
     workload_create,
     workload_update,
 )
+from planner.web.lists import list_page, render_list
 from planner.web.roles import writer_team
-
-LIST_PAGE_SIZE = 50
-
 
 # --- workloads -------------------------------------------------------------------------------
 
 
 @require_GET
+@vary_on_headers("HX-Request")
 def workload_list(request: HttpRequest) -> HttpResponse:
     workloads = workload_visible_to(request.user).order_by("name")
-    page = Paginator(workloads, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page, query = list_page(request, workloads)
     models = dict(ModelArchitecture.objects.values_list("slug", "name"))
-    return render(
+    return render_list(
         request,
         "planner/plans/workload_list.html",
         {
             "page": page,
-            "query": "",
+            "query": query,
             "rows": [workload_summary(w, models) for w in page],
             "can_write": has_role(request.user, Role.PLANNER),
             "kinds": [(kind, form.KIND_LABEL) for kind, form in WORKLOAD_FORMS.items()],
@@ -52,12 +53,32 @@ def workload_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _save_workload(form, write) -> Workload | None:
-    try:
-        return write()
-    except NameTaken:
-        form.add_error("name", _("Your team already has a workload of this name."))
-    return None
+def _workload_form_page(
+    request: HttpRequest,
+    *,
+    form_class: type[WorkloadForm],
+    team,
+    workload: Workload | None,
+    write: Callable[[WorkloadForm], Workload],
+) -> HttpResponse:
+    """The workload form, new or editing `workload`; a valid POST calls `write` with the form
+    and goes to the saved workload, and a name the team already holds goes beside the field."""
+    form = form_class(
+        request.POST if request.method == "POST" else None, team=team, instance=workload
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = write(form)
+        except NameTaken:
+            form.add_error("name", _("Your team already has a workload of this name."))
+        else:
+            messages.success(request, _("The workload was saved."))
+            return redirect(saved)
+    return render(
+        request,
+        "planner/plans/workload_form.html",
+        {"form": form, "workload": workload, "kind_label": form_class.KIND_LABEL},
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -66,21 +87,14 @@ def workload_create_view(request: HttpRequest, kind: str) -> HttpResponse:
     if form_class is None:
         raise Http404
     team = writer_team(request.user)
-    form = form_class(request.POST if request.method == "POST" else None, team=team)
-    if request.method == "POST" and form.is_valid():
-        workload = _save_workload(
-            form,
-            lambda: workload_create(
-                name=form.cleaned_data["name"], spec=form.spec(), user=request.user, team=team
-            ),
-        )
-        if workload is not None:
-            messages.success(request, _("The workload was saved."))
-            return redirect(workload)
-    return render(
+    return _workload_form_page(
         request,
-        "planner/plans/workload_form.html",
-        {"form": form, "kind_label": form_class.KIND_LABEL},
+        form_class=form_class,
+        team=team,
+        workload=None,
+        write=lambda form: workload_create(
+            name=form.cleaned_data["name"], spec=form.spec(), user=request.user, team=team
+        ),
     )
 
 
@@ -88,24 +102,14 @@ def workload_create_view(request: HttpRequest, kind: str) -> HttpResponse:
 def workload_edit(request: HttpRequest, pk: int) -> HttpResponse:
     team = writer_team(request.user)
     workload = get_object_or_404(workload_visible_to(request.user), pk=pk)
-    form_class = workload_form_class(workload)
-    form = form_class(
-        request.POST if request.method == "POST" else None, team=team, instance=workload
-    )
-    if request.method == "POST" and form.is_valid():
-        saved = _save_workload(
-            form,
-            lambda: workload_update(
-                workload=workload, name=form.cleaned_data["name"], spec=form.spec()
-            ),
-        )
-        if saved is not None:
-            messages.success(request, _("The workload was saved."))
-            return redirect(saved)
-    return render(
+    return _workload_form_page(
         request,
-        "planner/plans/workload_form.html",
-        {"form": form, "workload": workload, "kind_label": form_class.KIND_LABEL},
+        form_class=workload_form_class(workload),
+        team=team,
+        workload=workload,
+        write=lambda form: workload_update(
+            workload=workload, name=form.cleaned_data["name"], spec=form.spec()
+        ),
     )
 
 

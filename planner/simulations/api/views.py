@@ -5,7 +5,6 @@ and every write goes through planner.simulations, as for the HTML pages and
 
 from __future__ import annotations
 
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -20,33 +19,29 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
-from planner.engine import RequestError
+from planner.api.responses import (
+    UNAUTHENTICATED,
+    created,
+    detail_response,
+    field_errors_example,
+    field_errors_response,
+    list_docs,
+    location_header,
+    one_docs,
+)
 from planner.engine.contract.simulation import SimulationRequest
-from planner.messages.render import error_message
 from planner.models import Simulation
-
-# How long a client should wait before asking again when the broker is down (seconds).
 from planner.simulations.api.serializers import (
     CancelConflictSerializer,
     SimulationSerializer,
     SimulationSummarySerializer,
 )
 from planner.simulations.filtersets import SimulationFilterSet
-from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
+from planner.simulations.services import simulation_cancel, simulation_start
 
 # --- documentation ---------------------------------------------------------------------------
 
-# How long a client should wait before asking again when the broker is down (seconds).
-RETRY_AFTER_S = 30
-
-LOCATION = OpenApiParameter(
-    "Location",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.HEADER,
-    response=[200, 202],
-    description="The simulation to poll, /api/v1/simulations/{id}/",
-)
+LOCATION = location_header("The simulation to poll, /api/v1/simulations/{id}/", statuses=[200, 202])
 RETRY_AFTER = OpenApiParameter(
     "Retry-After",
     OpenApiTypes.INT,
@@ -54,10 +49,8 @@ RETRY_AFTER = OpenApiParameter(
     response=[503],
     description="Seconds to wait before asking again",
 )
-FORBIDDEN = OpenApiResponse(
-    DetailSerializer, description="Your role may not start or cancel simulations (planner)."
-)
-NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such simulation.")
+FORBIDDEN = detail_response("Your role may not start or cancel simulations (planner).")
+NOT_FOUND = detail_response("No such simulation.")
 EXAMPLES = [
     OpenApiExample(
         "Pre-train Llama 3 8B on 64 H100 with failures",
@@ -118,12 +111,7 @@ EXAMPLES = [
         response_only=True,
         status_codes=["202"],
     ),
-    OpenApiExample(
-        "Bad field",
-        value={"estimate.model": ["unknown model 'no-such'"]},
-        response_only=True,
-        status_codes=["400"],
-    ),
+    field_errors_example({"estimate.model": ["unknown model 'no-such'"]}),
 ]
 
 
@@ -132,10 +120,7 @@ EXAMPLES = [
 
 @extend_schema(tags=["simulations"])
 @extend_schema_view(
-    get=extend_schema(
-        summary="Simulations, newest first",
-        responses={200: SimulationSummarySerializer(many=True), 401: UNAUTHENTICATED},
-    ),
+    get=list_docs(summary="Simulations, newest first", serializer=SimulationSummarySerializer),
     post=extend_schema(
         summary="Queue a simulation, or get the run that answers the same question",
         description="202 when queued now (new, or asked again after it failed, timed out or "
@@ -146,17 +131,13 @@ EXAMPLES = [
         responses={
             200: OpenApiResponse(SimulationSerializer, description="Already asked: that row."),
             202: OpenApiResponse(SimulationSerializer, description="Queued."),
-            400: OpenApiResponse(
-                FieldErrorsSerializer,
-                description='A field is missing or wrong; the key names it, e.g. {"estimate.'
-                'model": ["..."]} or {"rate_per_s": ["..."]}.',
+            400: field_errors_response(
+                'A field is missing or wrong; the key names it, e.g. {"estimate.'
+                'model": ["..."]} or {"rate_per_s": ["..."]}.'
             ),
             401: UNAUTHENTICATED,
             403: FORBIDDEN,
-            503: OpenApiResponse(
-                DetailSerializer,
-                description="The task queue did not answer; nothing is queued. Try again.",
-            ),
+            503: detail_response("The task queue did not answer; nothing is queued. Try again."),
         },
         examples=EXAMPLES,
     ),
@@ -172,28 +153,23 @@ class SimulationListView(generics.ListCreateAPIView):
     throttle_scope = "compute"  # POST queues minutes of CPU
 
     def create(self, request, *args, **kwargs) -> Response:
-        try:
+        def start() -> tuple[Simulation, int]:
             simulation, queued = simulation_start(data=request.data, user=request.user)
-        except RequestError as exc:
-            return Response({exc.field: [error_message(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-        except QueueUnavailable:
-            return Response(
-                {"detail": _("The task queue did not answer, so nothing was queued. Try again.")},
-                status=status.HTTP_503_SERVICE_UNAVAILABLE,
-                headers={"Retry-After": str(RETRY_AFTER_S)},
-            )
-        return Response(
-            SimulationSerializer(simulation).data,
-            status=status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK,
-            headers={"Location": reverse("simulation-detail", kwargs={"pk": simulation.pk})},
+            return simulation, status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK
+
+        return created(
+            start,
+            serialize=lambda simulation: SimulationSerializer(simulation).data,
+            detail_view="simulation-detail",
         )
 
 
 @extend_schema(tags=["simulations"])
 @extend_schema_view(
-    get=extend_schema(
+    get=one_docs(
         summary="One simulation: status, progress and, once succeeded, the result",
-        responses={200: SimulationSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+        serializer=SimulationSerializer,
+        not_found=NOT_FOUND,
     ),
     delete=extend_schema(
         summary="Cancel a queued or running simulation",

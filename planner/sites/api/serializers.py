@@ -70,23 +70,7 @@ class RackGroupSerializer(JsonTypesMixin, serializers.ModelSerializer):
 
     class Meta:
         model = RackGroup
-        fields = [
-            "id",
-            "site",
-            "name",
-            "count",
-            "power_kw",
-            "feeds",
-            "cooling_kw",
-            "cooling",
-            "units",
-            "max_kg",
-            "inlet_c",
-            "liquid_loops",
-            "fabrics",
-            "updated_at",
-            "version",
-        ]
+        fields = ["id", "site", *RackGroup.STATED_FIELDS, "updated_at", "version"]
         read_only_fields = ["version"]
         # Without this DRF answers a duplicate name with its own 400; the view answers 409.
         validators = []

@@ -9,18 +9,18 @@ import pytest
 
 from planner.engine.shapes import param_split
 from planner.engine.specs import ModelSpec
-from planner.probe import probe
+from planner.probe import kernels, probe
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "h200-probe.json"
 
 
 def test_matmul_rate_counts_two_flops_per_multiply_add():
-    assert probe.matmul_tflops(8192, 8192, 8192, 1.0) == pytest.approx(2 * 8192**3 / 1e-3 / 1e12)
+    assert kernels.matmul_tflops(8192, 8192, 8192, 1.0) == pytest.approx(2 * 8192**3 / 1e-3 / 1e12)
 
 
 def test_allreduce_bus_bandwidth_follows_nccl_tests():
     # nccl-tests: busbw = algbw x 2(n-1)/n; with 8 ranks, 1 GB in 10 ms is 100 GB/s algbw.
-    assert probe.allreduce_busbw_gb_s(10**9, 8, 10.0) == pytest.approx(100 * 2 * 7 / 8)
+    assert kernels.allreduce_busbw_gb_s(10**9, 8, 10.0) == pytest.approx(100 * 2 * 7 / 8)
 
 
 def test_median_of_no_samples_is_an_error():

@@ -1,0 +1,206 @@
+"""The plan form, whose cleaned data becomes the recommend question `plan_create` takes, and the
+five weights that re-order a plan's ranking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from catalog.choices import Currency, SoftwareStack
+from catalog.models import Accelerator
+from planner.engine.scoring import DIMENSIONS
+from planner.models import Plan, Site, Workload
+from planner.plans.figures import DIMENSION_LABELS
+from planner.plans.forms.workloads import TARGET_KEYS
+from planner.plans.selectors import WEIGHT_SCALE, default_weights
+from planner.sites.selectors import site_visible_to
+from planner.web.fields import figure_field
+from planner.web.forms import FieldsetsMixin
+
+# The engine's own bound on accelerators per plan (planner.plans: count.max).
+MAX_COUNT = 100_000
+
+
+class AcceleratorsField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Accelerator) -> str:
+        return f"{obj.vendor} {obj.name}"
+
+
+class PlanForm(FieldsetsMixin, forms.Form):
+    """A purchase question: a saved workload, a site or none, a budget and the builds allowed.
+    `question()` is the recommend question `plan_create` takes."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=200,
+        required=False,
+        help_text=_("Default: the workload's name."),
+    )
+    workload = forms.ModelChoiceField(label=_("Workload"), queryset=Workload.objects.none())
+    site = forms.ModelChoiceField(
+        label=_("Site"),
+        queryset=Site.objects.none(),  # the sites the user may see, set in __init__
+        required=False,
+        empty_label=_("No site constraints"),
+        help_text=_("Its racks bound power, cooling, space and weight; its price costs energy."),
+    )
+    capex = figure_field(
+        _("Capex budget"),
+        min_value=0,
+        placeholder="5e6",
+        help_text=_("Purchase price of servers and accelerators, in the currency below."),
+    )
+    tco = figure_field(
+        _("Total cost of ownership budget"),
+        min_value=0,
+        placeholder="8e6",
+        help_text=_("Capex plus energy over the years of ownership."),
+    )
+    currency = forms.ChoiceField(
+        label=_("Currency"),
+        choices=[("", _("The site's currency (USD without a site)")), *Currency.choices],
+        required=False,
+    )
+    vendors = forms.MultipleChoiceField(
+        label=_("Vendors allowed"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("None ticked: every vendor."),
+    )
+    stacks = forms.MultipleChoiceField(
+        label=_("Software stacks allowed"),
+        choices=SoftwareStack.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("None ticked: every stack."),
+    )
+    accelerators = AcceleratorsField(
+        label=_("Only these accelerators"),
+        queryset=Accelerator.objects.order_by("vendor", "name"),
+        to_field_name="slug",
+        required=False,
+        widget=forms.SelectMultiple(attrs={"size": 8}),
+        help_text=_("None selected: every accelerator the filters above allow."),
+    )
+    count_min = forms.IntegerField(
+        label=_("Accelerators, at least"), min_value=1, max_value=MAX_COUNT, initial=8
+    )
+    count_max = forms.IntegerField(
+        label=_("Accelerators, at most"), min_value=1, max_value=MAX_COUNT, initial=512
+    )
+    years = forms.FloatField(label=_("Years of ownership"), min_value=0.25, max_value=15, initial=4)
+    rent_per_gpu_hour = figure_field(
+        _("Cloud price per GPU-hour"),
+        min_value=0,
+        placeholder="2.5",
+        help_text=_("Optional, in the currency above: shows when buying beats renting."),
+    )
+
+    FIELDSETS = (
+        (_("The job"), ("workload", "name")),
+        (_("Where"), ("site",)),
+        (_("Budget"), ("capex", "tco", "currency", "years", "rent_per_gpu_hour")),
+        (_("Builds allowed"), ("count_min", "count_max", "vendors", "stacks", "accelerators")),
+    )
+    # Engine error paths (planner.plans) that name a form field under another name.
+    ERROR_FIELDS = {
+        "budget.capex": "capex",
+        "budget.tco": "tco",
+        "budget.currency": "currency",
+        "count.min": "count_min",
+        "count.max": "count_max",
+    }
+
+    def __init__(self, *args, user, team, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["workload"].queryset = Workload.objects.filter(team=team).order_by("name")
+        self.fields["site"].queryset = site_visible_to(user).order_by("name")
+        vendors = Accelerator.objects.order_by("vendor").values_list("vendor", flat=True)
+        self.fields["vendors"].choices = [(v, v) for v in dict.fromkeys(vendors)]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        low, high = cleaned.get("count_min"), cleaned.get("count_max")
+        if low is not None and high is not None and high < low:
+            self.add_error("count_max", gettext("Must be at least the lowest count."))
+        return cleaned
+
+    def error_field(self, path: str) -> str | None:
+        """The form field an engine error path names, or None for an error about the whole."""
+        name = self.ERROR_FIELDS.get(path)
+        if name is None and (path.startswith("workload") or path in TARGET_KEYS):
+            name = "workload"  # the saved workload's own question or targets
+        if name is None and path.startswith("site"):
+            name = "site"
+        return name or (path if path in self.fields else None)
+
+    def question(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        workload: Workload = data["workload"]
+        budget = {
+            key: data[key]
+            for key in ("capex", "tco", "currency")
+            if data.get(key) not in (None, "")
+        }
+        question: dict[str, Any] = {
+            "name": data["name"].strip() or workload.name,
+            **workload.spec,
+            "count": {"min": data["count_min"], "max": data["count_max"]},
+            "years": data["years"],
+        }
+        if budget:
+            question["budget"] = budget
+        for key in ("vendors", "stacks"):
+            if data[key]:
+                question[key] = list(data[key])
+        if data["accelerators"]:
+            question["accelerators"] = [a.slug for a in data["accelerators"]]
+        if data["rent_per_gpu_hour"] is not None:
+            question["rent_per_gpu_hour"] = data["rent_per_gpu_hour"]
+        return question
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+class RangeInput(forms.NumberInput):
+    input_type = "range"
+
+
+class WeightsForm(forms.Form):
+    """The five weights, 0-100 each; a zero leaves its dimension out. Bound only when the query
+    string carries a weight, so a plain link shows the plan's defaults."""
+
+    def __init__(self, query=None, *, plan: Plan):
+        self.defaults = default_weights(plan=plan)
+        bound = query is not None and any(name in query for name in DIMENSIONS)
+        super().__init__(query if bound else None, initial=self.defaults)
+        for name in DIMENSIONS:
+            self.fields[name] = forms.FloatField(
+                label=DIMENSION_LABELS[name],
+                min_value=0,
+                max_value=WEIGHT_SCALE,
+                required=False,
+                widget=RangeInput(attrs={"min": 0, "max": WEIGHT_SCALE, "step": 1}),
+            )
+
+    def weights(self) -> dict[str, float]:
+        """The weights to rank by: those given, the defaults for the rest (and for all of them
+        while the form has errors)."""
+        if not self.is_bound or not self.is_valid():
+            return dict(self.defaults)
+        return {
+            name: self.defaults[name] if value is None else value
+            for name, value in self.cleaned_data.items()
+        }
+
+    def values(self) -> list[dict[str, Any]]:
+        """Each slider with the value it shows, its label and errors."""
+        current = self.weights()
+        return [
+            {"field": self[name], "value": current[name], "label": DIMENSION_LABELS[name]}
+            for name in DIMENSIONS
+        ]
