@@ -45,6 +45,20 @@ MIN_ETA_THERMAL = 0.5
 # Ratios such as 13 kW / 6.5 kW must floor to 2, not to 1 through rounding error.
 _FLOOR_TOLERANCE = 1e-9
 
+# What a fleet draws on average, for its energy (the rack fit keeps the rated maximum):
+# - idle cards about a tenth of board power: H200s read 73.65 W and 80.3 W idle on nvidia-smi
+#   against 700 W (conservemode.com case studies; api.serialalice.pt/alice-benchmark, 2026);
+# - no source measures a whole 8-GPU server idle, so its platform (CPUs, fans, NICs) counts at
+#   its full base load even then: an upper bound;
+# - training, the node averages 76 % of its rating (8 x H100, 10.2 kW rated; Newkirk et al.,
+#   arXiv 2506.14551, 2025; the peak seen was 82 %, Latif et al., IEEE Access 13, 2025);
+# - serving, cards near half their board power: decode drew 137-300 W of 700 W on H200 (Ma et
+#   al., arXiv 2605.11999, 2026), batched serving about 74 %; the platform at its base load.
+CARD_IDLE_SHARE = 0.10
+PLATFORM_IDLE_SHARE = 1.0
+TRAINING_DRAW_SHARE = 0.76
+SERVING_CARD_SHARE = 0.5
+
 THERMAL_RISK = message("fit.thermal_risk")
 
 
@@ -169,6 +183,30 @@ def populated(
         power_estimated=not published,
         power_note=note,
     )
+
+
+def _platform_w(server: ServerFacilitySpec, *, base_w: float | None, card_w: float) -> float:
+    """The server's draw beside its cards: its published base, else what its maximum leaves."""
+    if base_w is not None:
+        return base_w
+    return max(0.0, server.power_kw * 1000 - server.accelerators * card_w)
+
+
+def idle_power_kw(server: ServerFacilitySpec, *, base_w: float | None, card_w: float) -> float:
+    """What a server draws switched on with nothing to do (see CARD_IDLE_SHARE)."""
+    platform_w = _platform_w(server, base_w=base_w, card_w=card_w)
+    cards_w = server.accelerators * card_w
+    return (cards_w * CARD_IDLE_SHARE + platform_w * PLATFORM_IDLE_SHARE) / 1000
+
+
+def busy_power_kw(
+    server: ServerFacilitySpec, *, base_w: float | None, card_w: float, serving: bool
+) -> float:
+    """What a server draws on average while it works (see TRAINING_DRAW_SHARE)."""
+    if not serving:
+        return server.power_kw * TRAINING_DRAW_SHARE
+    platform_w = _platform_w(server, base_w=base_w, card_w=card_w)
+    return (platform_w + server.accelerators * card_w * SERVING_CARD_SHARE) / 1000
 
 
 def eta_thermal(rack: RackSpec, server: ServerFacilitySpec) -> float:

@@ -64,7 +64,11 @@ def localise_candidate(candidate: dict[str, Any]) -> dict[str, Any]:
     if out.get("fit"):
         out["fit"] = {**out["fit"], "warnings": say.many(out["fit"]["warnings"], "fit.warnings")}
     if out.get("cost"):
-        out["cost"] = {**out["cost"], "notes": say.many(out["cost"]["notes"], "cost.notes")}
+        cost = dict(out["cost"])
+        cost["notes"] = say.many(cost["notes"], "cost.notes")
+        if "usage" in cost:
+            cost["usage"] = say.one(cost["usage"], "cost.usage")
+        out["cost"] = cost
     if out.get("estimate"):
         estimate = dict(out["estimate"])
         estimate["bottleneck"] = say.one(estimate["bottleneck"], "estimate.bottleneck")
@@ -128,6 +132,8 @@ def localise_plan(answer: dict[str, Any]) -> dict[str, Any]:
     out = dict(answer)
     out["candidates"] = [localise_candidate(c) for c in answer["candidates"]]
     out["rejected"] = [localise_rejected(r) for r in answer["rejected"]]
+    if answer.get("why_first"):
+        out["why_first"] = render(answer["why_first"])
     if not answer["candidates"]:
         out["why_none"] = why_none(answer["rejected"], answer["evaluated"])
     return out

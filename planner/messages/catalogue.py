@@ -123,11 +123,94 @@ TEMPLATES: dict[str, str] = {
         "{base_w:g} W platform load + {count} x {board_power_w:g} W {card}"
     ),
     # Cost.
-    "cost.server_price_unknown": _(
-        # xgettext:no-python-format
-        "server price unknown: accelerators plus {share_percent:.0f} % for the rest of the server"
+    "cost.no_purchase_price": _(
+        "no purchase price for its cards and servers (or the complete system): its cost is the "
+        "rent of the job where a rate is known"
     ),
-    "cost.no_price": _("no price in the catalog"),
+    "cost.price_expired": _(
+        "the price of its {items} is past its validity: no valid price was found; ask for a "
+        "new quote"
+    ),
+    "cost.price_stale": _("the price of its {items} is more than a year old"),
+    "cost.budget_unchecked": _("no purchase price: the budget could not be checked"),
+    "cost.left_out": _("capex leaves out {items}: no price"),
+    "cost.support_unknown": _("support not counted for {items}: the price names no yearly share"),
+    "cost.no_electricity_price": _("energy not costed: no electricity price (give a site)"),
+    "usage.given": _(
+        # xgettext:no-python-format
+        "busy {percent:.0f} % of the time, as the question says"
+    ),
+    "usage.job": _(
+        # xgettext:no-python-format
+        "busy for the job's {days:,.1f} days, {percent:.1f} % of {years:g} years; idle the rest"
+    ),
+    "usage.load": _(
+        # xgettext:no-python-format
+        "serving {rps:,g} of the {capacity_rps:,.1f} requests per second it can: busy "
+        "{percent:.0f} % of the time"
+    ),
+    "usage.always": _("busy around the clock"),
+    "item.accelerator": _("accelerators"),
+    "item.server": _("servers"),
+    "item.system": _("complete systems"),
+    "item.nic": _("network cards"),
+    "item.switch_port": _("switch ports"),
+    "item.cable": _("cables"),
+    "item.transceiver": _("transceivers"),
+    "item.rack": _("racks"),
+    "item.rent": _("rent"),
+    # Why a plan's first build is first.
+    "first.cost_tco": _(
+        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
+        "requirement ({priced} with a price), it costs least, {amount:,.0f} {currency} to own "
+        "for {years:g} years"
+    ),
+    "first.cost_rent": _(
+        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
+        "requirement ({priced} with a price), it costs least, {amount:,.2f} {currency} to rent "
+        "for the job"
+    ),
+    "first.capex": _(
+        "{count} x {accelerator} in {server} comes first: the lowest purchase price, "
+        "{amount:,.0f} {currency}, of the {priced} priced among the {viable} builds that meet "
+        "every requirement"
+    ),
+    "first.rent": _(
+        "{count} x {accelerator} in {server} comes first: the lowest rent for the job, "
+        "{amount:,.2f} {currency}, of the {priced} with a rate among the {viable} builds that "
+        "meet every requirement"
+    ),
+    "first.time": _(
+        "{count} x {accelerator} in {server} comes first: it finishes soonest, in {days:,.1f} "
+        "days, of the {viable} builds that meet every requirement"
+    ),
+    "first.latency": _(
+        "{count} x {accelerator} in {server} comes first: the shortest time per request, "
+        "{ms:,.0f} ms, of the {viable} builds that meet every requirement"
+    ),
+    "first.tokens_per_joule": _(
+        "{count} x {accelerator} in {server} comes first: the most tokens per joule, "
+        "{per_joule:,.2f}, of the {viable} builds that meet every requirement"
+    ),
+    "first.devices": _(
+        "{count} x {accelerator} in {server} comes first: the fewest devices of the {viable} "
+        "builds that meet every requirement, then the shortest time"
+    ),
+    "first.score": _(
+        "{count} x {accelerator} in {server} comes first: the highest score under the weights, "
+        "{overall:.0f} of 100, of the {viable} builds that meet every requirement"
+    ),
+    "first.no_figure": _(
+        "{count} x {accelerator} in {server} comes first: none of the {viable} builds that meet "
+        "every requirement has a figure for {objective}, so the fewest devices come first"
+    ),
+    "objective.cost": _("cost"),
+    "objective.capex": _("purchase price"),
+    "objective.rent": _("rent"),
+    "objective.time": _("time"),
+    "objective.devices": _("devices"),
+    "objective.tokens_per_joule": _("tokens per joule"),
+    "objective.score": _("score"),
     # The five scores' reasons.
     "score.memory_capacity.over": _(
         "needs {need_gib:.1f} GiB per device, {over_gib:.1f} GiB over its {capacity_gib:g} GiB"

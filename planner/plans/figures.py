@@ -11,6 +11,7 @@ from django.contrib.humanize.templatetags.humanize import intcomma
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from catalog.currency import convert
 from catalog.models import Accelerator, ModelArchitecture, ServerPlatform
 from catalog.templatetags.catalog_tags import SYMBOLS
 from planner.engine.scoring import DIMENSIONS
@@ -45,11 +46,15 @@ BINDING_LABELS = {
 }
 
 
-def money(amount: float | None, currency: str) -> str:
-    """An amount in the plan's own currency (never converted to the visitor's)."""
+def money(amount: float | None, currency: str, display: str | None = None) -> str:
+    """An amount in `display` currency (the visitor's), converted from the plan's `currency` at
+    the configured rate and then marked with ≈; in the plan's own when they are the same."""
     if amount is None:
         return "—"
-    return f"{SYMBOLS.get(currency, '')}{intcomma(round(amount))} {currency}"
+    target = display or currency
+    value = convert(amount, currency, target) or 0.0
+    approx = "≈ " if target != currency else ""
+    return f"{approx}{SYMBOLS.get(target, '')}{intcomma(round(value))} {target}"
 
 
 def build_names(plan: Plan) -> dict[str, dict[str, str]]:
@@ -110,12 +115,15 @@ def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) ->
         "overall": candidate["overall"],
         "days": estimate["time"]["days"],
         "capacity_rps": capacity_rps(candidate, output_len),
+        "cost_basis": cost.get("basis"),
+        "cost_amount": cost.get("amount"),
+        "rent_job": cost.get("rent_job"),
         "capex": cost.get("capex"),
         "tco": cost.get("tco"),
         "energy_per_year": cost.get("energy_per_year"),
         "rent_per_year": cost.get("rent_per_year"),
         "breakeven_months": cost.get("breakeven_months"),
-        "cost_notes": cost.get("notes") or [],
+        "cost_notes": [*(cost.get("notes") or []), *([cost["usage"]] if cost.get("usage") else [])],
         "site": fit.get("site"),
         "racks_needed": fit.get("racks_needed"),
         "binding": BINDING_LABELS.get(fit.get("binding"), fit.get("binding")),
@@ -207,8 +215,12 @@ def _number_text(value: float) -> str:
     return f"{value:g}"
 
 
-def weights_query(weights: dict[str, float]) -> str:
-    return urlencode({k: _number_text(weights[k]) for k in DIMENSIONS})
+def weights_query(weights: dict[str, float], objective: str | None = None) -> str:
+    """The order of a ranking as a query string: its objective and five weights."""
+    query = {k: _number_text(weights[k]) for k in DIMENSIONS}
+    if objective:
+        query = {"objective": objective, **query}
+    return urlencode(query)
 
 
 def question_rows(plan: Plan) -> list[tuple[Any, str]]:
@@ -320,7 +332,9 @@ def workload_summary(workload: Workload, models: dict[str, str]) -> dict[str, An
 
 
 # The comparison's rows: label, how to read the figure from a row, which way is better.
-def compare_rows(rows: list[dict[str, Any]], plan: Plan, serving: bool) -> list[dict]:
+def compare_rows(
+    rows: list[dict[str, Any]], plan: Plan, serving: bool, display: str | None = None
+) -> list[dict]:
     currency = plan.currency
 
     def line(label, values, better=None, shown=None):
@@ -347,7 +361,7 @@ def compare_rows(rows: list[dict[str, Any]], plan: Plan, serving: bool) -> list[
         return out
 
     def cash(v):
-        return money(v, currency)
+        return money(v, currency, display)
 
     lines = [
         line(_("Rank"), [r["rank"] for r in rows], "low"),
@@ -385,9 +399,16 @@ def compare_rows(rows: list[dict[str, Any]], plan: Plan, serving: bool) -> list[
         line(_("Facility power with PUE (kW)"), get(("fit", "facility_power_kw")), "low"),
         line(_("Racks needed"), [r["racks_needed"] for r in rows], "low"),
         line(_("Binding constraint"), [r["binding"] for r in rows]),
+        line(
+            _("Cost as ranked (TCO, else rent of the job)"),
+            [r["cost_amount"] for r in rows],
+            "low",
+            cash,
+        ),
         line(_("Capex"), [r["capex"] for r in rows], "low", cash),
         line(_("Energy per year"), [r["energy_per_year"] for r in rows], "low", cash),
         line(_("Total cost of ownership"), [r["tco"] for r in rows], "low", cash),
+        line(_("Rent for the job"), [r["rent_job"] for r in rows], "low", cash),
         line(_("Cloud rent per year"), [r["rent_per_year"] for r in rows], None, cash),
         line(_("Buying beats renting after (months)"), [r["breakeven_months"] for r in rows]),
     ]
@@ -406,6 +427,9 @@ CSV_COLUMNS = (
     "days",
     "capacity_rps",
     "tokens_per_s",
+    "cost_basis",
+    "cost",
+    "rent_job",
     "capex",
     "energy_per_year",
     "tco",

@@ -20,6 +20,8 @@ from planner.engine.recommend import AcceleratorOption, PlanQuestion, RackGroupO
 from planner.engine.specs import CalibrationSpec, EstimateRequest
 from planner.estimates.services import catalog_resolvers
 from planner.models import Site
+from planner.plans.pricing import price_list
+from planner.prices.selectors import price_book
 
 # Without a site: no rack limits, and the PUE a planner would assume for a modern hall.
 DEFAULT_PUE = 1.3
@@ -105,7 +107,7 @@ def _cards(question: RecommendQuestion) -> list[Accelerator]:
 
 
 def _options(
-    cards: list[Accelerator], currency: str, measured: tuple[str, CalibrationSpec] | None
+    cards: list[Accelerator], measured: tuple[str, CalibrationSpec] | None
 ) -> tuple[AcceleratorOption, ...]:
     return tuple(
         AcceleratorOption(
@@ -119,16 +121,13 @@ def _options(
             mig_instances=a.mig_instances,
             scale_up_link=a.scale_up_link,
             consumer_cooling=consumer_cooled(a),
-            price=convert(a.best_price, a.price_currency, currency),
             calibration=measured[1] if measured and measured[0] == a.slug else None,
         )
         for a in cards
     )
 
 
-def _servers(
-    cards: list[Accelerator], currency: str, wanted: list[str] | None
-) -> tuple[ServerOption, ...]:
+def _servers(cards: list[Accelerator], wanted: list[str] | None) -> tuple[ServerOption, ...]:
     """The catalog's servers (those named in the question, when it names some), each with the
     chosen accelerators its vendor sells or validates it with."""
     rows = ServerPlatform.objects.order_by("slug")
@@ -151,7 +150,6 @@ def _servers(
                 slots=server.accelerator_slots,
                 fits=frozenset(a.slug for a in takes),
                 facility={a.slug: server_facility_spec(server, a) for a in takes},
-                price=convert(server.price, server.price_currency, currency),
                 whole_only=server.whole_systems_only,
                 max_power_kw=server.max_power_kw,
                 base_power_w=server.base_power_w,
@@ -178,10 +176,16 @@ def _site_limits(
 
 
 def plan_question(
-    *, data: Any, site: Site | None = None, sites: QuerySet[Site] | None = None, user=None
+    *,
+    data: Any,
+    site: Site | None = None,
+    sites: QuerySet[Site] | None = None,
+    user=None,
+    team=None,
 ) -> tuple[PlanQuestion, str, int]:
     """Validate a recommend question; returns the engine question, its currency and the
-    number of candidates to show."""
+    number of candidates to show. Prices come from `team`'s price book (the reference list
+    alone without a team)."""
     question = parse(RecommendQuestion, data)
     resolvers = catalog_resolvers()
     try:
@@ -198,8 +202,8 @@ def plan_question(
     measured = _calibration(question.calibration, user)
     engine_question = PlanQuestion(
         workload=workload,
-        accelerators=_options(cards, currency, measured),
-        servers=_servers(cards, currency, question.servers),
+        accelerators=_options(cards, measured),
+        servers=_servers(cards, question.servers),
         racks=racks,
         pue=pue,
         price_per_kwh=convert(price_per_kwh, price_currency or currency, currency)
@@ -214,7 +218,11 @@ def plan_question(
         target_rps=question.target_rps,
         ttft_ms=question.ttft_ms,
         tpot_ms=question.tpot_ms,
-        rent_per_gpu_hour=question.rent_per_gpu_hour,
         weights=question.weights.given() or None,
+        prices=price_list(
+            price_book(team=team), currency=currency, rent_per_gpu_hour=question.rent_per_gpu_hour
+        ),
+        utilisation=question.utilisation,
+        objective=question.objective,
     )
     return engine_question, currency, question.limit

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
 
 from accounts.services import user_team
-from planner.engine.recommend import Candidate, Ranking, rerank
+from planner.engine.recommend import (
+    DEFAULT_OBJECTIVE,
+    OBJECTIVES,
+    Candidate,
+    Ranking,
+    Said,
+    rerank,
+)
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
 from planner.models import Plan, Workload
 
@@ -65,14 +73,31 @@ def workload_visible_to(user) -> QuerySet[Workload]:
     return Workload.objects.filter(team=team) if team else Workload.objects.none()
 
 
-def plan_ranking(*, plan: Plan, weights: dict | None = None) -> list[dict]:
-    """The plan's viable candidates ordered under `weights` (the plan's own when None)."""
-    task = plan.question["workload"].get("task", "train")
+def plan_said(plan: Plan) -> Said:
+    """What the sentence about a plan's first build needs: its task, horizon and currency."""
+    return Said(plan_task(plan), float(plan.question.get("years", 4)), plan.currency)
+
+
+def plan_objective(plan: Plan, objective: str | None = None) -> str:
+    """The objective to rank by: the one asked for, else the plan's own, else the default."""
+    if objective in OBJECTIVES:
+        return str(objective)
+    asked = plan.question.get("objective")
+    return asked if asked in OBJECTIVES else DEFAULT_OBJECTIVE
+
+
+def plan_ranking(
+    *, plan: Plan, weights: dict | None = None, objective: str | None = None
+) -> Ranking:
+    """The plan's viable candidates ordered by `objective` and `weights` (the plan's own when
+    None), with the sentence saying why the first is first."""
     candidates = [Candidate(**c) for c in plan.ranking["candidates"]]
-    ranked = rerank(
-        Ranking(candidates, [], len(candidates), {}), task, weights or plan.question.get("weights")
+    return rerank(
+        Ranking(candidates, [], len(candidates), {}),
+        plan_said(plan),
+        weights or plan.question.get("weights"),
+        plan_objective(plan, objective),
     )
-    return [c.as_dict() for c in ranked.candidates]
 
 
 def plan_task(plan: Plan) -> str:
@@ -86,17 +111,31 @@ def default_weights(*, plan: Plan) -> dict[str, float]:
     return {k: round(float(weights[k]), 2) for k in DIMENSIONS}
 
 
-def ranked_candidates(*, plan: Plan, weights: dict[str, float]) -> list[dict[str, Any]]:
-    """The plan's viable candidates ordered under `weights`, each with its `rank` (1 = best)
-    and an `id` that stays the same whatever the weights (its place in the stored ranking)."""
+@dataclass(frozen=True)
+class Ordered:
+    """A plan's candidates in the order asked for, and why the first is first."""
+
+    candidates: list[dict[str, Any]]
+    objective: str
+    first: dict[str, Any] | None  # a message: {"code", "params"}
+
+
+def ranked_candidates(
+    *, plan: Plan, weights: dict[str, float], objective: str | None = None
+) -> Ordered:
+    """The plan's viable candidates ordered by the objective and `weights`, each with its
+    `rank` (1 = best) and an `id` that stays the same whatever the order (its place in the
+    stored ranking)."""
+    goal = plan_objective(plan, objective)
     if not plan.ranking:
-        return []
+        return Ordered([], goal, None)
     ids = {
         (c["accelerator"], c["server"], c["count"]): i
         for i, c in enumerate(plan.ranking["candidates"])
     }
-    ranked = plan_ranking(plan=plan, weights=weights)
+    ranking = plan_ranking(plan=plan, weights=weights, objective=goal)
+    ranked = [c.as_dict() for c in ranking.candidates]
     for rank, candidate in enumerate(ranked, 1):
         candidate["rank"] = rank
         candidate["id"] = ids[(candidate["accelerator"], candidate["server"], candidate["count"])]
-    return ranked
+    return Ordered(ranked, goal, None if ranking.first is None else ranking.first.as_dict())

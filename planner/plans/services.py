@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
@@ -25,6 +26,11 @@ def _answer(ranking: Ranking, *, currency: str, limit: int | None) -> dict:
     reader's language when shown (planner.messages.answers)."""
     answer = ranking.as_dict(limit=limit)
     answer["currency"] = currency
+    # Prices in another currency were converted at this rate: a reader can redo the sum.
+    answer["exchange"] = {
+        "cny_per_usd": float(settings.FLOPFIT_CNY_PER_USD),
+        "date": str(settings.FLOPFIT_CNY_PER_USD_DATE),
+    }
     answer["model_version"] = MODEL_VERSION
     return answer
 
@@ -41,7 +47,7 @@ def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
     A site named in the question is looked up among the sites `user` may see. The question is
     kept without the keys given as null, which mean their defaults."""
     question, currency, _limit = plan_question(
-        data=data, site=site, sites=site_visible_to(user), user=user
+        data=data, site=site, sites=site_visible_to(user), user=user, team=team
     )
     answer = _answer(recommend(question), currency=currency, limit=None)
     data = without_nulls(data)

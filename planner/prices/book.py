@@ -135,6 +135,12 @@ class PriceBook:
         found = self.purchases.get((item_kind, slug, accelerator))
         return found[0] if found else None
 
+    def best_of(self, item_kind: str) -> PriceEntry | None:
+        """The price of an item of a kind where any one will do (a rack enclosure): the best
+        of every item's best, ranked as `purchase` ranks one item's prices."""
+        firsts = [found[0] for key, found in self.purchases.items() if key[0] == item_kind]
+        return min(firsts, key=_purchase_rank, default=None)
+
     def rent(self, accelerator_slug: str, terms: str = ON_DEMAND) -> PriceEntry | None:
         """The cheapest rate per accelerator-hour on `terms` (the entry names its provider),
         from the team's own rates when it has any valid one."""

@@ -7,7 +7,9 @@ from planner.engine.facility import (
     THERMAL_RISK,
     RackSpec,
     ServerFacilitySpec,
+    busy_power_kw,
     fit,
+    idle_power_kw,
 )
 
 # The seeds: "一个标准机柜的功率上限通常是10kW到15kW" (a standard rack takes 10-15 kW).
@@ -196,3 +198,13 @@ def test_answer_has_exactly_the_contract_keys():
         "warnings",
     }
     assert set(answer["limits"]) == {"power", "cooling", "units", "weight"}
+
+
+def test_a_server_draws_its_platform_and_a_tenth_of_its_cards_idle():
+    # 8 x 700 W cards in a 10.2 kW server: the platform is what the maximum leaves, 4.6 kW.
+    server = ServerFacilitySpec(power_kw=10.2, units=8, accelerators=8)
+    assert idle_power_kw(server, base_w=None, card_w=700) == pytest.approx(4.6 + 0.56)
+    assert idle_power_kw(server, base_w=2000, card_w=700) == pytest.approx(2.0 + 0.56)
+    # Training averages 76 % of the rating; serving runs the cards near half their power.
+    assert busy_power_kw(server, base_w=None, card_w=700, serving=False) == pytest.approx(7.752)
+    assert busy_power_kw(server, base_w=2000, card_w=700, serving=True) == pytest.approx(4.8)

@@ -5,11 +5,13 @@ import dataclasses
 
 import pytest
 
+from planner.engine.cost import PriceList, UnitPrice
 from planner.engine.facility import RackSpec, ServerFacilitySpec
 from planner.engine.recommend import (
     AcceleratorOption,
     PlanQuestion,
     RackGroupOption,
+    Said,
     ServerOption,
     recommend,
     rerank,
@@ -21,9 +23,20 @@ from planner.engine.specs import GIB, FabricSpec
 from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
 
 CARDS = (
-    AcceleratorOption("h100", H100, price=30_000, scale_up_link="NVLink"),
-    AcceleratorOption("a100", A100, price=15_000, scale_up_link="NVLink"),
-    AcceleratorOption("rtx3090", RTX3090, price=1_500, consumer_cooling=True, ecc=False),
+    AcceleratorOption("h100", H100, scale_up_link="NVLink"),
+    AcceleratorOption("a100", A100, scale_up_link="NVLink"),
+    AcceleratorOption("rtx3090", RTX3090, consumer_cooling=True, ecc=False),
+)
+
+
+def price(amount: float) -> UnitPrice:
+    return UnitPrice(amount=amount, origin="reference", source="https://example.com/list")
+
+
+PRICES = PriceList(
+    accelerators={"h100": price(30_000), "a100": price(15_000), "rtx3090": price(1_500)},
+    servers={"hgx": price(50_000)},  # the chassis alone; the workstation has no price
+    rent={"h100": price(2.5), "a100": price(1.2), "rtx3090": price(0.2)},
 )
 HGX = ServerOption(
     "hgx",
@@ -33,7 +46,6 @@ HGX = ServerOption(
         "h100": ServerFacilitySpec(power_kw=10.2, units=8, kg=130),
         "a100": ServerFacilitySpec(power_kw=6.5, units=6, kg=120),
     },
-    price=50_000,  # the chassis alone: less than its eight cards
     nic_ports=8,
     nic_gbps=400,
 )
@@ -50,6 +62,7 @@ LORA_8B = dataclasses.replace(train(LLAMA3_8B, global_batch=16), task="finetune"
 
 def question(workload, **kw) -> PlanQuestion:
     kw.setdefault("max_count", 16)
+    kw.setdefault("prices", PRICES)
     return PlanQuestion(workload=workload, accelerators=CARDS, servers=(HGX, WORKSTATION), **kw)
 
 
@@ -125,20 +138,73 @@ def test_every_build_is_either_ranked_or_rejected(finetune_ranking):
     assert len(every_build(finetune_ranking)) == finetune_ranking.evaluated
 
 
-def test_candidates_are_ranked_by_their_overall_score(finetune_ranking):
-    scores = [c.overall for c in finetune_ranking.candidates]
-    assert scores == sorted(scores, reverse=True)
-    assert all(not c.failures for c in finetune_ranking.candidates)
+def test_by_default_the_cheapest_build_comes_first_then_those_without_a_price(
+    finetune_ranking,
+):
+    candidates = finetune_ranking.candidates
+    assert all(not c.failures for c in candidates)
+    priced = [c.cost["amount"] for c in candidates if c.cost["amount"] is not None]
+    assert priced == sorted(priced)
+    # Every build has a rent rate here; the HGX builds also a purchase price, so theirs is
+    # the TCO; the workstation has no price of its own, so its cost is the rent of the job.
+    assert {c.cost["basis"] for c in candidates} == {"tco", "rent"}
+    first = finetune_ranking.first
+    assert first.code == f"first.cost_{candidates[0].cost['basis']}"
+    assert first.params["amount"] == candidates[0].cost["amount"]
+    assert first.params["viable"] == len(candidates)
 
 
-def test_a_bare_chassis_price_is_costed_with_its_cards(finetune_ranking):
-    # The 50,000 HGX price is below eight 30,000 H100s, so it is taken as the chassis alone.
+def test_builds_without_a_figure_for_the_objective_follow_by_fewest_devices():
+    no_rent = dataclasses.replace(PRICES, rent={})
+    ranking = recommend(question(LORA_8B, prices=no_rent, objective="rent"))
+    assert all(c.cost["rent_job"] is None for c in ranking.candidates)
+    counts = [c.count for c in ranking.candidates]
+    assert counts == sorted(counts)
+    assert ranking.first.code == "first.no_figure"
+
+
+@pytest.mark.parametrize(
+    ("objective", "figure"),
+    [
+        ("capex", lambda c: c.cost["capex"]),
+        ("rent", lambda c: c.cost["rent_job"]),
+        ("time", lambda c: c.estimate["time"]["seconds"]),
+        ("devices", lambda c: c.count),
+        ("tokens_per_joule", lambda c: -c.cost["tokens_per_joule"]),
+        ("score", lambda c: -c.overall),
+    ],
+)
+def test_each_objective_orders_the_builds_that_have_its_figure(objective, figure):
+    ranking = recommend(question(LORA_8B, objective=objective))
+    values = [figure(c) for c in ranking.candidates if figure(c) is not None]
+    assert values and values == sorted(values)
+    assert ranking.objective == objective
+    assert ranking.first.code.startswith("first.")
+
+
+def test_builds_that_differ_only_in_count_never_tie_on_cost(finetune_ranking):
+    # The serving question of the issue: more cards rent for more hours.
+    ranking = recommend(question(serve(LLAMA3_8B, batch=16, output=128)))
+    by_build: dict[tuple[str, str], set[float]] = {}
+    for c in ranking.candidates:
+        by_build.setdefault((c.accelerator, c.server), set()).add(c.cost["amount"])
+    for (accelerator, server), amounts in by_build.items():
+        same = [c for c in ranking.candidates if (c.accelerator, c.server) == (accelerator, server)]
+        assert len(amounts) == len(same)
+
+
+def test_cards_and_a_bare_chassis_are_costed_line_by_line(finetune_ranking):
     build = next(
         c
         for c in every_build(finetune_ranking)
         if (c.server, c.accelerator, c.count) == ("hgx", "h100", 16)
     )
-    assert build.cost["capex"] == 2 * (50_000 + 8 * 30_000)
+    lines = {line["item"]: line for line in build.cost["lines"]}
+    assert lines["accelerator"]["quantity"] == 16 and lines["server"]["quantity"] == 2
+    # No network price in this book: the capex counts cards and servers, and says so.
+    assert build.cost["capex"] == 2 * 50_000 + 16 * 30_000
+    assert "switch_port" in build.cost["missing"]
+    assert build.cost["notes"][0]["code"] == "cost.left_out"
 
 
 def test_full_training_states_that_cannot_fit_even_fully_sharded_skip_the_estimate():
@@ -161,11 +227,16 @@ def test_lora_and_serving_have_no_sharded_state_floor():
 
 
 def test_a_capex_budget_rejects_the_builds_that_cost_more():
-    # Small builds stay under 100,000 (one A100 with the chassis: 50,000); two full HGX
+    # Small builds stay under 100,000 (one A100 with the chassis: 65,000); two full HGX
     # servers of H100s cost 2 x (50,000 + 240,000).
     ranking = recommend(question(LORA_8B, capex_budget=100_000))
     assert ranking.candidates
-    assert all(c.cost["capex"] <= 100_000 for c in ranking.candidates)
+    priced = [c for c in ranking.candidates if c.cost["capex"] is not None]
+    assert priced and all(c.cost["capex"] <= 100_000 for c in priced)
+    # The workstation has no purchase price: it stays, saying its budget went unchecked.
+    unpriced = [c for c in ranking.candidates if c.cost["capex"] is None]
+    assert unpriced
+    assert all(c.cost["notes"][-1]["code"] == "cost.budget_unchecked" for c in unpriced)
     over = [c for c in ranking.rejected if any(f.code == "failure.capex" for f in c.failures)]
     assert over and all(c.cost["capex"] > 100_000 for c in over)
 
@@ -212,9 +283,14 @@ def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():
         "cooling": 1,
     }
     before = {(c.server, c.accelerator, c.count) for c in ranking.candidates}
-    reranked = rerank(ranking, "finetune", cooling_only)
+    reranked = rerank(ranking, Said("finetune", 4, "USD"), cooling_only, "score")
     assert {(c.server, c.accelerator, c.count) for c in reranked.candidates} == before
     overall = [c.overall for c in reranked.candidates]
     assert overall == [c.scores["cooling"] for c in reranked.candidates]
     assert overall == sorted(overall, reverse=True)
     assert reranked.rejected == ranking.rejected
+    assert reranked.first.code == "first.score"
+    # The same weights under the cost objective only break ties between equal costs.
+    by_cost = rerank(ranking, Said("finetune", 4, "USD"), cooling_only, "cost")
+    amounts = [c.cost["amount"] for c in by_cost.candidates if c.cost["amount"] is not None]
+    assert amounts == sorted(amounts)

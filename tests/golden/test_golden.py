@@ -89,7 +89,7 @@ def recorded():
 
 
 @pytest.mark.parametrize(("kind", "name", "data"), CASES, ids=[f"{k}:{n}" for k, n, _ in CASES])
-def test_answer_is_what_it_was(loaded_catalog, recorded, kind, name, data):
+def test_answer_is_what_it_was(reference_prices, recorded, kind, name, data):
     # A JSON round trip: answers are compared as the API and the commands print them.
     got = json.loads(json.dumps(_ask(kind, data)))
     key = f"{kind}:{name}"

@@ -152,15 +152,66 @@ class CandidateFit(FitAnswer):
     binding: str | None  # type: ignore[assignment]
 
 
-class Cost(Answer):
-    """Amounts in the plan's currency."""
+class CostLine(Answer):
+    """One line of a build's cost and the price it uses, or "missing" where there is none."""
 
-    capex: float | None
-    energy_per_year: float | None
-    tco: float | None = Field(description="Capex + years x energy")
+    item: Literal[
+        "accelerator",
+        "server",
+        "system",
+        "nic",
+        "switch_port",
+        "cable",
+        "transceiver",
+        "rack",
+        "rent",
+    ] = Field(description="What the line is for; rent: accelerator-hours of the job")
+    name: str = Field(description="Catalog slug or item name")
+    quantity: int
+    origin: Literal["team", "reference", "question", "missing"] = Field(
+        description="A team's own price, the reference list, a rate given in the question, or none"
+    )
+    unit: float | None = Field(description="Per unit (rent: per accelerator-hour), plan currency")
+    amount: float | None = Field(description="quantity x unit")
+    source: str | None = Field(None, description="URL or quote reference of the price")
+    price_id: int | None = Field(None, description="The price row: /api/v1/prices/{id}/")
+    price_date: str | None = Field(None, description="The date the source gives, ISO")
+    currency: str | None = Field(None, description="The price's own currency")
+    own_unit: float | None = Field(None, description="The unit price in its own currency")
+    stale: bool | None = Field(None, description="More than a year old")
+    expired: bool | None = Field(None, description="Past its valid-until day")
+    provider: str | None = Field(None, description="Rent: who rents it out")
+
+
+class Cost(Answer):
+    """Amounts in the plan's currency; each line names its price."""
+
+    basis: Literal["tco", "rent"] | None = Field(
+        description="What `amount` is: the TCO where purchase prices exist, else the rent of "
+        "the job; null: no price"
+    )
+    amount: float | None = Field(description="The build's cost as the ranking reads it")
+    capex: float | None = Field(description="Null when a card, server or system has no price")
+    tco: float | None = Field(description="Capex + years x (support + energy)")
     years: float
-    rent_per_year: float | None
+    support_per_year: float | None
+    depreciation_per_year: float | None = Field(
+        description="Capex over each price's depreciation years (default 5)"
+    )
+    energy_kwh_per_year: float = Field(description="At the facility meter, busy and idle")
+    energy_per_year: float | None = Field(description="Null without an electricity price")
+    busy_share: float = Field(description="Share of the horizon the fleet is busy, 0-1")
+    usage: str = Field(description="How the busy share was found")
+    rent_per_gpu_hour: float | None
+    rent_job: float | None = Field(
+        description="Renting the same devices for the job (serving: for the horizon)"
+    )
+    rent_per_year: float | None = Field(description="The busy hours of a year, rented")
+    rent_line: CostLine | None
     breakeven_months: float | None = Field(description="When buying overtakes renting")
+    lines: list[CostLine]
+    missing: list[str] = Field(description="Items without a price")
+    tokens_per_joule: float | None = Field(None, description="Tokens per joule of IT power")
     notes: list[str]
 
 
@@ -233,6 +284,13 @@ class RejectedBuilds(RootModel[list[Rejected]]):
     """The builds that break a hard constraint, and which."""
 
 
+class Exchange(Answer):
+    """The rate prices in another currency were converted at."""
+
+    cny_per_usd: float
+    date: str
+
+
 class PlanAnswer(Answer):
     """Every build that suits the workload, ranked, and those that break a hard constraint."""
 
@@ -241,6 +299,9 @@ class PlanAnswer(Answer):
     evaluated: int
     weights: dict[str, float] = Field(description="The five weights used, summing to 1")
     currency: Literal["USD", "CNY"]
+    exchange: Exchange | None = None
+    objective: str = Field("cost", description="What ranked the viable builds")
+    why_first: str | None = Field(None, description="Why the first build is first")
     model_version: str
     why_none: str | None = None
 
@@ -271,4 +332,6 @@ class CandidatePage(Answer):
     next: str | None
     previous: str | None
     weights: WeightsUsed
+    objective: str = Field(description="What ranked the builds")
+    why_first: str | None = Field(description="Why the first build is first")
     results: list[RankedCandidate]

@@ -22,7 +22,7 @@ from planner.engine.contract.base import (
 from planner.engine.contract.estimate import Job
 from planner.engine.contract.fit import Feeds, RackCooling, rack_spec
 from planner.engine.errors import gettext_noop as _
-from planner.engine.recommend import RackGroupOption
+from planner.engine.recommend import OBJECTIVES, RackGroupOption
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import (
     PRECISIONS,
@@ -33,6 +33,7 @@ from planner.engine.specs import (
 )
 
 CURRENCIES = ("USD", "CNY")
+Objective = Literal["cost", "capex", "rent", "time", "devices", "tokens_per_joule", "score"]
 Currency = Annotated[Literal["USD", "CNY"], BeforeValidator(one_of(CURRENCIES))]
 MAX_PLAN_COUNT = 100_000
 # What a plan chooses per candidate; a workload that states them is refused, not overridden.
@@ -235,6 +236,17 @@ class RecommendQuestion(Question):
     )
     rent_per_gpu_hour: Annotated[float, number(ge=0)] | None = Field(
         None, description="Rent per accelerator-hour, for renting against buying"
+    )
+    objective: Annotated[Objective, BeforeValidator(one_of(tuple(OBJECTIVES)))] = Field(
+        "cost",
+        description="What ranks the builds that meet every requirement: cost (the TCO where "
+        "purchase prices exist, else the rent of the job), capex, rent, time, devices, "
+        "tokens_per_joule or score (the five dimensions under the weights)",
+    )
+    utilisation: Annotated[float, number(ge=0.01, le=1)] | None = Field(
+        None,
+        description="Share of the horizon the fleet is busy, for energy and renting against "
+        "buying; default: a training job's own time, serving's load share",
     )
     weights: Weights = Field(default_factory=Weights)
     name: Text | None = Field(None, description="The plan's name")

@@ -10,14 +10,23 @@ from planner.engine.recommend.plan import (
     Ranking,
     ServerOption,
 )
-from planner.engine.recommend.ranking import recommend, rerank
+from planner.engine.recommend.ranking import (
+    DEFAULT_OBJECTIVE,
+    OBJECTIVES,
+    Said,
+    recommend,
+    rerank,
+)
 
 __all__ = [
+    "DEFAULT_OBJECTIVE",
+    "OBJECTIVES",
     "AcceleratorOption",
     "Candidate",
     "PlanQuestion",
     "RackGroupOption",
     "Ranking",
+    "Said",
     "ServerOption",
     "recommend",
     "rerank",

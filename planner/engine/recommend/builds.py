@@ -8,9 +8,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from planner.engine.cost import HOURS_PER_YEAR, CostBuild, Usage
 from planner.engine.cost import cost as cost_of
 from planner.engine.estimate import estimate
-from planner.engine.facility import RackSpec, ServerFacilitySpec, fit, populated
+from planner.engine.facility import (
+    RackSpec,
+    ServerFacilitySpec,
+    busy_power_kw,
+    fit,
+    idle_power_kw,
+    populated,
+)
 from planner.engine.memory import OPTIMIZER_STATE_BYTES, master_weight_bytes, training_weight_bytes
 from planner.engine.messages import Message, message
 from planner.engine.recommend.plan import AcceleratorOption, Candidate, PlanQuestion, ServerOption
@@ -177,6 +185,46 @@ def _build_answer(
     return answers[key]
 
 
+def serving_capacity(question: PlanQuestion, answer: dict[str, Any]) -> float:
+    """Requests per second the build serves: its decode rate over the output length."""
+    output_len = max(question.workload.inference.output_len, 1)
+    decode_tokens_per_s: float = answer["inference"]["decode_tokens_per_s"]
+    return round(decode_tokens_per_s / output_len, 3)
+
+
+def usage(question: PlanQuestion, answer: dict[str, Any]) -> Usage:
+    """How busy the build is over the plan's horizon: as the question says, else a training
+    job's own hours (the fleet idle the rest of the time), else serving's load share."""
+    if question.utilisation is not None:
+        job_hours = None
+        if question.workload.task != "inference":
+            job_hours = answer["time"]["seconds"] / 3600
+        return Usage(
+            question.utilisation,
+            job_hours,
+            message("usage.given", percent=100 * question.utilisation),
+        )
+    if question.workload.task != "inference":
+        hours = answer["time"]["seconds"] / 3600
+        share = min(1.0, hours / (question.years * HOURS_PER_YEAR))
+        return Usage(
+            share,
+            hours,
+            message("usage.job", days=hours / 24, years=question.years, percent=100 * share),
+        )
+    capacity = answer.get("capacity_rps")
+    if question.target_rps is not None and capacity:
+        share = min(1.0, question.target_rps / capacity)
+        return Usage(
+            share,
+            None,
+            message(
+                "usage.load", rps=question.target_rps, capacity_rps=capacity, percent=100 * share
+            ),
+        )
+    return Usage(1.0, None, message("usage.always"))
+
+
 def _costed(
     question: PlanQuestion,
     server: ServerOption,
@@ -189,22 +237,37 @@ def _costed(
 ) -> Candidate:
     """A build with an estimate, fitted into the site and costed; scores come later."""
     site = site_fit(question, facility, nodes)
-    money = cost_of(
+    build = CostBuild(
+        accelerator=option.slug,
+        server=server.slug,
         nodes=nodes,
-        accelerators_per_node=per_node,
-        accelerator_price=option.price,
-        server_price=server.price,
-        server_power_kw=facility.power_kw,
+        per_node=per_node,
+        whole_system=server.whole_only or per_node == server.slots,
+        # An unnamed fabric has no price to find, but its parts still count as missing.
+        fabric=(question.workload.fabric.name or "fabric") if nodes > 1 else None,
+        fabric_radix=question.fabric_radix,
+        nic_ports=server.nic_ports,
+        racks=site["racks_needed"],
+        busy_kw=busy_power_kw(
+            facility,
+            base_w=server.base_power_w,
+            card_w=option.spec.tdp_w,
+            serving=question.workload.task == "inference",
+        ),
+        idle_kw=idle_power_kw(facility, base_w=server.base_power_w, card_w=option.spec.tdp_w),
         pue=question.pue,
         price_per_kwh=question.price_per_kwh,
         years=question.years,
-        rent_per_gpu_hour=question.rent_per_gpu_hour,
+        usage=usage(question, answer),
     )
+    money = cost_of(build, question.prices).as_dict()
+    tokens_per_s = answer["throughput"]["tokens_per_s"]
+    money["tokens_per_joule"] = round(tokens_per_s / (nodes * build.busy_kw * 1000), 4)
     # A ranking keeps hundreds of builds: their prose explanations stay with the estimate
     # page, and the memory-time part of the breakdown is all scoring reads.
     kept = {k: v for k, v in answer.items() if k not in ("explanations", "search")}
     count = nodes * per_node
-    return Candidate(option.slug, server.slug, count, nodes, kept, site, money.as_dict(), {}, {})
+    return Candidate(option.slug, server.slug, count, nodes, kept, site, money, {}, {})
 
 
 def _one_build(
@@ -242,6 +305,8 @@ def _one_build(
         ), None
     if fabric_note is not None:
         answer = {**answer, "warnings": [*answer["warnings"], fabric_note.as_dict()]}
+    if question.workload.task == "inference" and question.target_rps is not None:
+        answer = {**answer, "capacity_rps": serving_capacity(question, answer)}
     facility = populated(
         server.facility[option.slug],
         max_kw=server.max_power_kw,

@@ -84,6 +84,11 @@ def hard_failures(question: PlanQuestion, c: Candidate) -> list[Message]:
         )
     if not c.fit["hostable"]:
         out.append(message("failure.racks", binding=binding_label(c.fit["binding"])))
+    if (question.capex_budget is not None or question.tco_budget is not None) and c.cost[
+        "capex"
+    ] is None:
+        # Unpriced builds stay in the ranking: a missing price is not a broken budget.
+        c.cost["notes"] = [*c.cost["notes"], message("cost.budget_unchecked").as_dict()]
     if (
         question.capex_budget is not None
         and c.cost["capex"] is not None
@@ -111,9 +116,7 @@ def hard_failures(question: PlanQuestion, c: Candidate) -> list[Message]:
         if question.tpot_ms is not None and inf["tpot_ms"] > question.tpot_ms:
             out.append(message("failure.tpot", tpot_ms=inf["tpot_ms"], target=question.tpot_ms))
         if question.target_rps is not None:
-            output_len = max(question.workload.inference.output_len, 1)
-            capacity = inf["decode_tokens_per_s"] / output_len
-            c.estimate["capacity_rps"] = round(capacity, 3)
+            capacity = est["capacity_rps"]
             if capacity < question.target_rps:
                 out.append(
                     message("failure.rate", capacity_rps=capacity, target=question.target_rps)

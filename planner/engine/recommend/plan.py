@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.engine.cost import PriceList
 from planner.engine.facility import RackSpec, ServerFacilitySpec
-from planner.engine.messages import plain
+from planner.engine.messages import Message, plain
 from planner.engine.specs import AcceleratorSpec, CalibrationSpec, EstimateRequest
 
 
@@ -24,7 +25,6 @@ class AcceleratorOption:
     mig_instances: int = 0
     scale_up_link: str = ""
     consumer_cooling: bool = False
-    price: float | None = None  # in the plan's currency
     calibration: CalibrationSpec | None = None  # measured on this card: used instead of defaults
 
 
@@ -36,7 +36,6 @@ class ServerOption:
     # Fully populated, per accelerator slug; a partly filled server draws its base load plus
     # the cards it holds (planner.engine.facility.populated).
     facility: Mapping[str, ServerFacilitySpec]
-    price: float | None = None
     whole_only: bool = False  # sold only fully populated: DGX, HGX and OAM boards, rack systems
     max_power_kw: float | None = None  # published maximum, fully populated
     base_power_w: float | None = None  # everything but the accelerators
@@ -68,8 +67,12 @@ class PlanQuestion:
     target_rps: float | None = None  # serving: requests per second to sustain
     ttft_ms: float | None = None
     tpot_ms: float | None = None
-    rent_per_gpu_hour: float | None = None
     weights: Mapping[str, float] | None = None
+    prices: PriceList = field(default_factory=PriceList)  # in the plan's currency
+    utilisation: float | None = None  # share of the horizon the fleet is busy; None: derived
+    fabric_radix: int | None = None  # ports per switch of the workload's fabric
+    objective: str = "cost"  # recommend.ranking.OBJECTIVES
+    currency: str = "USD"  # what the prices were converted to; named in sentences
 
 
 @dataclass
@@ -102,6 +105,8 @@ class Ranking:
     rejected: list[Candidate]  # broke a hard constraint; `failures` says which
     evaluated: int
     weights: dict[str, float]
+    objective: str = "cost"
+    first: Message | None = None  # why the first candidate is first
 
     def as_dict(self, limit: int | None = None) -> dict[str, Any]:
         return {
@@ -119,4 +124,6 @@ class Ranking:
             ],
             "evaluated": self.evaluated,
             "weights": self.weights,
+            "objective": self.objective,
+            "why_first": None if self.first is None else self.first.as_dict(),
         }

@@ -1,27 +1,117 @@
-"""The ranking: every build judged, those that break no hard constraint first by their overall
-score, then by time and cost."""
+"""The ranking: every build judged; those that break no hard constraint first, ordered by the
+objective the user picks, then by the five-dimension score under the sliders' weights, then by
+fewer devices and less time; the builds without a figure for the objective after those with
+one. The first build comes with one sentence saying why it is first."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from planner.engine import scoring
+from planner.engine.messages import Message, message
 from planner.engine.recommend.builds import builds
 from planner.engine.recommend.judging import hard_failures, memory_time_per_token, score
 from planner.engine.recommend.plan import Candidate, PlanQuestion, Ranking
 
 
-def _ranking_key(c: Candidate) -> tuple[float, float, float, str, str, int]:
-    """Best overall score first; then faster, cheaper, and by name for a stable order."""
-    return (
-        -c.overall,
-        c.estimate["time"]["seconds"],
-        c.cost["tco"] or math.inf,
-        c.accelerator,
-        c.server,
-        c.count,
-    )
+def _cost(c: Candidate) -> float | None:
+    amount: float | None = c.cost.get("amount")
+    return amount
+
+
+def _capex(c: Candidate) -> float | None:
+    capex: float | None = c.cost.get("capex")
+    return capex
+
+
+def _rent(c: Candidate) -> float | None:
+    rent: float | None = c.cost.get("rent_job")
+    return rent
+
+
+def _time(c: Candidate) -> float:
+    seconds: float = c.estimate["time"]["seconds"]
+    return seconds
+
+
+def _joules(c: Candidate) -> float | None:
+    per_joule: float | None = c.cost.get("tokens_per_joule")
+    return None if not per_joule else -per_joule
+
+
+# Lower is better; None: the build has no figure for it.
+OBJECTIVES: dict[str, Callable[[Candidate], float | None]] = {
+    "cost": _cost,  # the TCO where purchase prices exist, else the rent of the job
+    "capex": _capex,
+    "rent": _rent,
+    "time": _time,
+    "devices": lambda c: float(c.count),
+    "tokens_per_joule": _joules,
+    "score": lambda c: -c.overall,
+}
+DEFAULT_OBJECTIVE = "cost"
+
+
+def ranking_key(objective: str) -> Callable[[Candidate], tuple[Any, ...]]:
+    figure = OBJECTIVES[objective]
+
+    def key(c: Candidate) -> tuple[Any, ...]:
+        value = figure(c)
+        names = (c.accelerator, c.server, c.nodes)
+        if value is None:
+            # Without the figure: fewest devices, then shortest time, then the score.
+            return (1, float(c.count), _time(c), -c.overall, *names)
+        # Cents and seconds apart are a tie: the scores decide, not rounding noise.
+        return (0, round(value, 2), -c.overall, c.count, _time(c), *names)
+
+    return key
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the sentence about the first build needs of the plan's question."""
+
+    task: str
+    years: float
+    currency: str
+
+    @classmethod
+    def of(cls, question: PlanQuestion) -> Said:
+        return cls(question.workload.task, question.years, question.currency)
+
+
+def why_first(candidates: list[Candidate], plan: Said, objective: str) -> Message | None:
+    """One sentence: what put the first build first."""
+    if not candidates:
+        return None
+    first = candidates[0]
+    said = {
+        "accelerator": first.accelerator,
+        "server": first.server,
+        "count": first.count,
+        "viable": len(candidates),
+    }
+    value = OBJECTIVES[objective](first)
+    if value is None:
+        return message("first.no_figure", objective=message(f"objective.{objective}"), **said)
+    priced = sum(1 for c in candidates if OBJECTIVES[objective](c) is not None)
+    money = {"amount": value, "currency": plan.currency, "priced": priced}
+    if objective == "cost":
+        basis = first.cost.get("basis")
+        return message(f"first.cost_{basis}", years=plan.years, **money, **said)
+    if objective in ("capex", "rent"):
+        return message(f"first.{objective}", **money, **said)
+    if objective == "time" and plan.task == "inference":
+        return message("first.latency", ms=value * 1000, **said)
+    if objective == "time":
+        return message("first.time", days=value / 86400, **said)
+    if objective == "tokens_per_joule":
+        return message("first.tokens_per_joule", per_joule=-value, **said)
+    if objective == "devices":
+        return message("first.devices", **said)
+    return message("first.score", overall=first.overall, **said)
 
 
 def recommend(question: PlanQuestion) -> Ranking:
@@ -35,16 +125,37 @@ def recommend(question: PlanQuestion) -> Ranking:
         score(candidate, context, task, best_memory, weights)
         candidate.failures = hard_failures(question, candidate)
         (rejected if candidate.failures else ranked).append(candidate)
-    ranked.sort(key=_ranking_key)
+    ranked.sort(key=ranking_key(question.objective))
     rejected.extend(unusable)
     rejected.sort(key=lambda c: (c.accelerator, c.server, c.count))
-    return Ranking(ranked, rejected, len(built) + len(unusable), weights)
+    return Ranking(
+        ranked,
+        rejected,
+        len(built) + len(unusable),
+        weights,
+        question.objective,
+        why_first(ranked, Said.of(question), question.objective),
+    )
 
 
-def rerank(ranking: Ranking, task: str, weights: Mapping[str, float] | None) -> Ranking:
-    """New weights, same candidates: only the overall score and the order change."""
-    chosen = scoring.normalised_weights(task, weights)
+def rerank(
+    ranking: Ranking,
+    plan: Said,
+    weights: Mapping[str, float] | None,
+    objective: str | None = None,
+) -> Ranking:
+    """New weights or a new objective, same candidates: only the overall score and the order
+    change."""
+    chosen = scoring.normalised_weights(plan.task, weights)
+    goal = objective or ranking.objective
     for c in ranking.candidates:
         c.overall = scoring.overall(c.scores, chosen)
-    ordered = sorted(ranking.candidates, key=_ranking_key)
-    return Ranking(ordered, ranking.rejected, ranking.evaluated, chosen)
+    ordered = sorted(ranking.candidates, key=ranking_key(goal))
+    return Ranking(
+        ordered,
+        ranking.rejected,
+        ranking.evaluated,
+        chosen,
+        goal,
+        why_first(ordered, plan, goal),
+    )

@@ -16,8 +16,10 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
 from planner.engine.contract.answers import CandidatePage, RejectedBuilds
+from planner.engine.recommend import OBJECTIVES
 from planner.engine.scoring import DIMENSIONS
 from planner.messages.answers import localise_candidate, localise_rejected, plan_why_none
+from planner.messages.render import render
 from planner.models import Plan
 from planner.plans.selectors import default_weights, ranked_candidates
 
@@ -103,6 +105,12 @@ class CandidatesQuerySerializer(serializers.Serializer):
     """Query parameters of the candidates page: weights 0-100 (a dimension left out keeps the
     plan's weight; a zero leaves it out of the overall score)."""
 
+    objective = serializers.ChoiceField(
+        choices=list(OBJECTIVES),
+        required=False,
+        help_text="What orders the builds; default: the plan's own (cost unless it asked "
+        "otherwise)",
+    )
     page = serializers.IntegerField(min_value=1, required=False, default=1)
     page_size = serializers.IntegerField(
         min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=DEFAULT_PAGE_SIZE
@@ -114,18 +122,33 @@ class CandidatesQuerySerializer(serializers.Serializer):
     software = serializers.FloatField(min_value=0, max_value=100, required=False)
 
 
-def _page_url(request: Request | None, plan: Plan, page: int, page_size: int, weights) -> str:
-    query = {**{k: f"{weights[k]:g}" for k in DIMENSIONS}, "page": page, "page_size": page_size}
+def _page_url(
+    request: Request | None, plan: Plan, page: int, page_size: int, weights, objective: str
+) -> str:
+    query = {
+        "objective": objective,
+        **{k: f"{weights[k]:g}" for k in DIMENSIONS},
+        "page": page,
+        "page_size": page_size,
+    }
     path = reverse("plan-candidates", kwargs={"pk": plan.pk})
     url = request.build_absolute_uri(path) if request is not None else path
     return f"{url}?{'&'.join(f'{k}={v}' for k, v in query.items())}"
 
 
 def candidate_page(
-    *, plan: Plan, weights: dict[str, float], page: int, page_size: int, request: Request | None
+    *,
+    plan: Plan,
+    weights: dict[str, float],
+    page: int,
+    page_size: int,
+    request: Request | None,
+    objective: str | None = None,
 ) -> dict[str, Any]:
-    """One page of the plan's viable builds ordered under `weights`; NotFound past the end."""
-    paginator = Paginator(ranked_candidates(plan=plan, weights=weights), page_size)
+    """One page of the plan's viable builds ordered by the objective, then `weights`; NotFound
+    past the end."""
+    ordered = ranked_candidates(plan=plan, weights=weights, objective=objective)
+    paginator = Paginator(ordered.candidates, page_size)
     try:
         current = paginator.page(page)
     except EmptyPage:
@@ -137,12 +160,14 @@ def candidate_page(
         "count": paginator.count,
         "page": page,
         "page_size": page_size,
-        "next": _page_url(request, plan, page + 1, page_size, weights)
+        "next": _page_url(request, plan, page + 1, page_size, weights, ordered.objective)
         if current is not None and current.has_next()
         else None,
-        "previous": _page_url(request, plan, page - 1, page_size, weights)
+        "previous": _page_url(request, plan, page - 1, page_size, weights, ordered.objective)
         if current is not None and current.has_previous()
         else None,
         "weights": weights,
+        "objective": ordered.objective,
+        "why_first": render(ordered.first) if ordered.first else None,
         "results": [localise_candidate(c) for c in current] if current is not None else [],
     }

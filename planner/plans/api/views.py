@@ -195,8 +195,10 @@ class PlanCandidatesView(APIView):
     permission_classes = [PlannerWrites]
 
     @extend_schema(
-        summary="Page through a plan's ranking under new weights",
-        description="Weights are 0-100 query parameters; a dimension left out keeps the "
+        summary="Page through a plan's ranking by another objective or new weights",
+        description="`objective` orders the builds (cost, capex, rent, time, devices, "
+        "tokens_per_joule, score); the weights break its ties, or rank outright under score. "
+        "Weights are 0-100 query parameters; a dimension left out keeps the "
         "plan's weight (the task's default unless the question set one), and a zero leaves "
         "it out: with only `software` above zero the order follows the software score.",
         parameters=[CandidatesQuerySerializer],
@@ -222,5 +224,6 @@ class PlanCandidatesView(APIView):
                 page=query.validated_data["page"],
                 page_size=query.validated_data["page_size"],
                 request=request,
+                objective=query.validated_data.get("objective"),
             )
         )

@@ -11,11 +11,12 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency, SoftwareStack
 from catalog.models import Accelerator
+from planner.engine.recommend import OBJECTIVES
 from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan, Site, Workload
 from planner.plans.figures import DIMENSION_LABELS
 from planner.plans.forms.workloads import TARGET_KEYS
-from planner.plans.selectors import WEIGHT_SCALE, default_weights
+from planner.plans.selectors import WEIGHT_SCALE, default_weights, plan_objective
 from planner.sites.selectors import site_visible_to
 from planner.web.fields import figure_field
 from planner.web.forms import FieldsetsMixin
@@ -170,14 +171,34 @@ class RangeInput(forms.NumberInput):
     input_type = "range"
 
 
+OBJECTIVE_LABELS = {
+    "cost": _("Lowest cost (TCO where bought, else rent of the job)"),
+    "capex": _("Lowest purchase price"),
+    "rent": _("Lowest rent for the job"),
+    "time": _("Shortest time"),
+    "devices": _("Fewest devices"),
+    "tokens_per_joule": _("Most tokens per joule"),
+    "score": _("Highest score under the weights"),
+}
+
+
 class WeightsForm(forms.Form):
-    """The five weights, 0-100 each; a zero leaves its dimension out. Bound only when the query
-    string carries a weight, so a plain link shows the plan's defaults."""
+    """What orders the ranking: the objective, and the five weights, 0-100 each (a zero leaves
+    its dimension out; they break ties, or rank outright under the score objective). Bound only
+    when the query string carries one of them, so a plain link shows the plan's own order."""
 
     def __init__(self, query=None, *, plan: Plan):
         self.defaults = default_weights(plan=plan)
-        bound = query is not None and any(name in query for name in DIMENSIONS)
-        super().__init__(query if bound else None, initial=self.defaults)
+        self.default_objective = plan_objective(plan)
+        names = (*DIMENSIONS, "objective")
+        bound = query is not None and any(name in query for name in names)
+        initial = {**self.defaults, "objective": self.default_objective}
+        super().__init__(query if bound else None, initial=initial)
+        self.fields["objective"] = forms.ChoiceField(
+            label=_("Order by"),
+            choices=[(key, OBJECTIVE_LABELS[key]) for key in OBJECTIVES],
+            required=False,
+        )
         for name in DIMENSIONS:
             self.fields[name] = forms.FloatField(
                 label=DIMENSION_LABELS[name],
@@ -187,14 +208,22 @@ class WeightsForm(forms.Form):
                 widget=RangeInput(attrs={"min": 0, "max": WEIGHT_SCALE, "step": 1}),
             )
 
+    def objective(self) -> str:
+        """The objective asked for, else the plan's own."""
+        if self.is_bound and self.is_valid() and self.cleaned_data.get("objective"):
+            return str(self.cleaned_data["objective"])
+        return self.default_objective
+
     def weights(self) -> dict[str, float]:
         """The weights to rank by: those given, the defaults for the rest (and for all of them
         while the form has errors)."""
         if not self.is_bound or not self.is_valid():
             return dict(self.defaults)
         return {
-            name: self.defaults[name] if value is None else value
-            for name, value in self.cleaned_data.items()
+            name: self.defaults[name]
+            if self.cleaned_data[name] is None
+            else self.cleaned_data[name]
+            for name in DIMENSIONS
         }
 
     def values(self) -> list[dict[str, Any]]:

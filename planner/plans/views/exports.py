@@ -55,6 +55,8 @@ def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 c["estimate"]["time"]["days"],
                 capacity_rps(c, context["output_len"]) if context["serving"] else "",
                 c["estimate"]["throughput"]["tokens_per_s"],
+                cost.get("basis") or "",
+                *("" if cost.get(k) is None else cost[k] for k in ("amount", "rent_job")),
                 *(
                     "" if cost.get(k) is None else cost[k]
                     for k in ("capex", "energy_per_year", "tco", "rent_per_year")
@@ -85,6 +87,8 @@ def plan_export_json(request: HttpRequest, pk: int) -> HttpResponse:
                 "question": plan.question,
             },
             "weights": context["weights"],
+            "objective": context["objective"],
+            "why_first": context["why_first_text"],
             "candidates": [localise_candidate(c) for c in context["candidates"]],
         },
         json_dumps_params={"indent": 2},

@@ -25,9 +25,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
+from catalog.context_processors import display_currency
 from planner.engine import RequestError
 from planner.messages.answers import plan_why_none
 from planner.messages.render import error_line, error_message
+from planner.messages.render import render as render_message
 from planner.models import Plan
 from planner.plans.figures import (
     TASK_LABELS,
@@ -74,16 +76,19 @@ def visible_plan(request: HttpRequest, pk: int) -> Plan:
 
 def ranking_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     weights_form = WeightsForm(request.GET, plan=plan)
-    weights = weights_form.weights()
-    candidates = ranked_candidates(plan=plan, weights=weights)
+    weights, objective = weights_form.weights(), weights_form.objective()
+    ordered = ranked_candidates(plan=plan, weights=weights, objective=objective)
+    candidates = ordered.candidates
     names = build_names(plan)
     output_len = output_len_of(plan)
     return {
         "plan": plan,
         "weights_form": weights_form,
         "weights": weights,
-        "weights_query": weights_query(weights),
+        "weights_query": weights_query(weights, objective),
         "candidates": candidates,
+        "objective": ordered.objective,
+        "why_first_text": render_message(ordered.first) if ordered.first else "",
         "names": names,
         "output_len": output_len,
         "serving": plan_task(plan) == "inference",
@@ -204,7 +209,9 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     results_key = _fragment_key(
         "results",
         plan,
-        weights_query(weights_form.weights()),
+        weights_query(weights_form.weights(), weights_form.objective()),
+        # Amounts show in the visitor's display currency.
+        display_currency(request),
         str(page_number),
         "invalid" if weights_form.errors else "",
     )
@@ -262,7 +269,9 @@ def plan_compare(request: HttpRequest, pk: int) -> HttpResponse:
     context.update(
         {
             "rows": rows,
-            "lines": compare_rows(rows, plan, context["serving"]) if rows else [],
+            "lines": compare_rows(rows, plan, context["serving"], display_currency(request))
+            if rows
+            else [],
             "error": error,
         }
     )

@@ -17,6 +17,8 @@ QUESTION = {
     "accelerators": ["amd-mi300x", "nvidia-h100-sxm5-80gb", "nvidia-rtx-4090"],
     "count": {"min": 8, "max": 64},
 }
+# Ordered by the five scores alone, so the weights decide the order.
+BY_SCORE = {"objective": "score"}
 ONLY_SOFTWARE = {
     "memory_capacity": 0,
     "memory_bandwidth": 0,

@@ -4,6 +4,7 @@ import pytest
 
 from planner.engine import RequestError
 from planner.plans.services import recommend_run
+from tests.factories import PriceFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -112,6 +113,7 @@ def test_a_zero_weight_removes_a_dimension(loaded_catalog):
     only_software = recommend_run(
         data={
             **question,
+            "objective": "score",
             "weights": {
                 "memory_capacity": 0,
                 "memory_bandwidth": 0,
@@ -124,6 +126,13 @@ def test_a_zero_weight_removes_a_dimension(loaded_catalog):
     overall = [c["overall"] for c in only_software["candidates"]]
     assert overall == [c["scores"]["software"] for c in only_software["candidates"]]
     assert overall == sorted(overall, reverse=True)
+    assert only_software["why_first"].startswith(
+        f"{only_software['candidates'][0]['count']} x {only_software['candidates'][0]['accelerator']}"
+    )
+    # Under the default objective the weights only break ties between equal costs.
+    by_cost = recommend_run(data=question)
+    amounts = [c["cost"]["amount"] for c in by_cost["candidates"] if c["cost"]["amount"]]
+    assert amounts == sorted(amounts)
 
 
 def test_a_plan_with_no_viable_candidate_says_why(loaded_catalog):
@@ -137,7 +146,16 @@ def test_a_plan_with_no_viable_candidate_says_why(loaded_catalog):
     assert "misses the deadline" in answer["why_none"]
 
 
-def test_budget_and_deadline_reject_with_their_reasons(loaded_catalog):
+def test_budget_rejects_builds_over_it_and_leaves_unpriced_ones_unchecked(loaded_catalog, cast):
+    # The team prices the RTX 4090 and the four-card workstation it goes in; the RTX 5090 stays
+    # unpriced.
+    from catalog.models import Accelerator, ServerPlatform
+    from planner.plans.services import plan_create
+
+    card = Accelerator.objects.get(slug="nvidia-rtx-4090")
+    tower = ServerPlatform.objects.get(slug="lambda-vector")
+    PriceFactory(team=cast.team, accelerator=card, amount=1_599)
+    PriceFactory(team=cast.team, item_kind="server", server=tower, accelerator=None, amount=1_000)
     question = {
         "workload": {
             "task": "finetune",
@@ -147,14 +165,23 @@ def test_budget_and_deadline_reject_with_their_reasons(loaded_catalog):
             "seq_len": 512,
         },
         "accelerators": ["nvidia-rtx-4090", "nvidia-rtx-5090"],
+        "servers": ["lambda-vector"],
         "count": {"max": 4},
-        "budget": {"capex": 3000, "currency": "USD"},
-        "limit": 50,
+        "budget": {"capex": 5000, "currency": "USD"},
     }
-    answer = recommend_run(data=question)
-    over = [r for r in answer["rejected"] if "over the capex budget" in r["reason"]]
-    assert over, "four RTX cards cost more than 3,000 USD"
-    assert all(c["cost"]["capex"] <= 3000 for c in answer["candidates"])
+    plan = plan_create(data=question, user=cast.planner, team=cast.team)
+    ranking = plan.ranking
+    over = [r for r in ranking["rejected"] if r["failures"][0]["code"] == "failure.capex"]
+    # Four 4090s and the workstation: 7,396 USD; one or two cards stay within 5,000.
+    assert {r["count"] for r in over if r["accelerator"] == "nvidia-rtx-4090"} == {4}
+    priced = [c for c in ranking["candidates"] if c["cost"]["capex"] is not None]
+    assert priced and all(c["cost"]["capex"] <= 5000 for c in priced)
+    assert {c["accelerator"] for c in priced} == {"nvidia-rtx-4090"}
+    unpriced = [c for c in ranking["candidates"] if c["accelerator"] == "nvidia-rtx-5090"]
+    assert unpriced
+    assert all(
+        any(n["code"] == "cost.budget_unchecked" for n in c["cost"]["notes"]) for c in unpriced
+    )
 
 
 @pytest.mark.parametrize(
@@ -317,3 +344,67 @@ def test_a_plan_uses_a_calibration_profile_for_its_card(loaded_catalog):
     with pytest.raises(RequestError) as excinfo:
         recommend_run(data={**question, "calibration": 999})
     assert excinfo.value.field == "calibration"
+
+
+SYSTEM_QUESTION = {
+    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11},
+    "accelerators": ["nvidia-h100-sxm5-80gb"],
+    "servers": ["nvidia-dgx-h100"],
+    "count": {"min": 8, "max": 16},
+}
+
+
+def system_lines(plan):
+    return [
+        line
+        for c in plan.ranking["candidates"]
+        for line in c["cost"]["lines"]
+        if line["item"] == "system"
+    ]
+
+
+def test_a_teams_quote_for_a_system_changes_its_plan_and_no_other_teams(reference_prices, cast):
+    from catalog.models import Accelerator, ServerPlatform
+    from planner.plans.services import plan_create
+
+    dgx = ServerPlatform.objects.get(slug="nvidia-dgx-h100")
+    h100 = Accelerator.objects.get(slug="nvidia-h100-sxm5-80gb")
+    quote = PriceFactory(
+        team=cast.team,
+        item_kind="system",
+        server=dgx,
+        accelerator=h100,
+        amount=230_000,
+        source="quote from Example Systems, ref Q-7",
+    )
+    ours = plan_create(data=SYSTEM_QUESTION, user=cast.planner, team=cast.team)
+    theirs = plan_create(data=SYSTEM_QUESTION, user=cast["outsider"], team=cast.other_team)
+    assert {(line["origin"], line["price_id"]) for line in system_lines(ours)} == {
+        ("team", quote.pk)
+    }
+    assert all(line["unit"] == 230_000 for line in system_lines(ours))
+    assert {line["origin"] for line in system_lines(theirs)} == {"reference"}
+    assert all(line["unit"] == 270_000 for line in system_lines(theirs))
+
+
+def test_a_price_past_its_validity_warns_in_the_plan(loaded_catalog, cast):
+    import datetime as dt
+
+    from catalog.models import Accelerator, ServerPlatform
+    from planner.plans.services import plan_create
+
+    dgx = ServerPlatform.objects.get(slug="nvidia-dgx-h100")
+    h100 = Accelerator.objects.get(slug="nvidia-h100-sxm5-80gb")
+    PriceFactory(
+        team=cast.team,
+        item_kind="system",
+        server=dgx,
+        accelerator=h100,
+        amount=250_000,
+        price_date=dt.date(2025, 1, 10),
+        valid_until=dt.date(2025, 3, 31),
+    )
+    plan = plan_create(data=SYSTEM_QUESTION, user=cast.planner, team=cast.team)
+    for candidate in plan.ranking["candidates"]:
+        assert any(n["code"] == "cost.price_expired" for n in candidate["cost"]["notes"])
+        assert candidate["cost"]["lines"][0]["expired"] is True

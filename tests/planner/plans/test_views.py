@@ -36,6 +36,8 @@ TRAIN_SPEC = {
     "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11, "seq_len": 4096},
     "deadline_days": 30,
 }
+# Ordered by the five scores alone, so the weights decide the order.
+BY_SCORE = {"objective": "score"}
 ONLY_SOFTWARE = {"memory_capacity": 0, "memory_bandwidth": 0, "interconnect": 0, "cooling": 0}
 ONLY_SOFTWARE["software"] = 100
 
@@ -373,7 +375,7 @@ def test_plan_page_shows_the_ranking_with_default_weights(cast, plan):
 
 def test_htmx_gets_only_the_results_partial(cast, plan):
     response = cast.browser("viewer").get(
-        plan.get_absolute_url(), {**ONLY_SOFTWARE, "page": 1}, **HTMX
+        plan.get_absolute_url(), {**BY_SCORE, **ONLY_SOFTWARE, "page": 1}, **HTMX
     )
     body = response.content.decode()
     assert response.status_code == 200
@@ -384,14 +386,14 @@ def test_htmx_gets_only_the_results_partial(cast, plan):
 
 def test_weights_reorder_and_a_zero_weight_leaves_a_dimension_out(cast, plan):
     response = cast.browser("viewer").get(
-        reverse("planner:plan_export_csv", args=[plan.pk]), ONLY_SOFTWARE
+        reverse("planner:plan_export_csv", args=[plan.pk]), {**BY_SCORE, **ONLY_SOFTWARE}
     )
     rows = csv_rows(response)
     software = [float(r["software"]) for r in rows]
     assert software == sorted(software, reverse=True)
     # Only software weighted: the overall score is the software score.
     assert all(float(r["overall"]) == float(r["software"]) for r in rows)
-    only_bandwidth = {**ONLY_SOFTWARE, "software": 0, "memory_bandwidth": 100}
+    only_bandwidth = {**BY_SCORE, **ONLY_SOFTWARE, "software": 0, "memory_bandwidth": 100}
     rows = csv_rows(
         cast.browser("viewer").get(
             reverse("planner:plan_export_csv", args=[plan.pk]), only_bandwidth
@@ -411,7 +413,7 @@ def test_page_without_javascript_reranks_with_the_submitted_weights(cast, plan):
 
 def test_bad_weights_fall_back_to_the_defaults_with_a_message(cast, plan):
     response = cast.browser("viewer").get(
-        plan.get_absolute_url(), {**ONLY_SOFTWARE, "software": "150"}
+        plan.get_absolute_url(), {**BY_SCORE, **ONLY_SOFTWARE, "software": "150"}
     )
     assert response.status_code == 200
     assert response.context["weights"]["interconnect"] == 30
@@ -425,7 +427,7 @@ def test_ranking_is_paginated_25_per_page_keeping_the_weights(cast, plan):
     first = client.get(plan.get_absolute_url(), ONLY_SOFTWARE)
     assert len(first.context["rows"]) == PAGE_SIZE
     assert "software=100&page=2" in first.content.decode()
-    second = client.get(plan.get_absolute_url(), {**ONLY_SOFTWARE, "page": 2})
+    second = client.get(plan.get_absolute_url(), {**BY_SCORE, **ONLY_SOFTWARE, "page": 2})
     assert [r["rank"] for r in second.context["rows"]] == list(range(PAGE_SIZE + 1, viable + 1))
 
 
@@ -520,7 +522,7 @@ def test_csv_export_has_every_viable_build_under_the_weights(cast, plan):
 
 def test_json_export_carries_the_question_weights_and_candidates(cast, plan):
     response = cast.browser("viewer").get(
-        reverse("planner:plan_export_json", args=[plan.pk]), ONLY_SOFTWARE
+        reverse("planner:plan_export_json", args=[plan.pk]), {**BY_SCORE, **ONLY_SOFTWARE}
     )
     data = json.loads(response.content)
     assert "attachment" in response["Content-Disposition"]

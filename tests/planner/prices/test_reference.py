@@ -19,7 +19,8 @@ from planner.prices.services import price_reference_load
 
 ROWS = read_reference_prices()
 RENTED = {row.slugs["accelerator"] for row in ROWS if row.kind == "rent"}
-BOUGHT = {row.slugs["accelerator"] for row in ROWS if row.kind == "purchase"}
+BOUGHT = {row.slugs["accelerator"] for row in ROWS if "accelerator" in row.slugs}
+SYSTEMS = {row.slugs["server"] for row in ROWS if row.values.get("item_kind") == "system"}
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def edit(path: Path, line: int, column: str, value: str) -> None:
 
 
 def test_every_reference_price_says_where_it_was_read_and_when():
-    assert len(ROWS) == 133  # 115 rent rates, 18 purchase prices
+    assert len(ROWS) == 141  # 115 rent rates, 26 purchase prices
     for row in ROWS:
         assert row.values["source"].startswith(("http://", "https://")), row.key
         assert row.values["read_on"] == dt.date(2026, 12, 3), row.key
@@ -63,6 +64,8 @@ def test_the_rent_list_covers_todays_data_centre_cards():
     } <= RENTED
     assert "huawei-ascend-910b" not in RENTED
     assert {"nvidia-rtx-4090", "nvidia-rtx-5090", "intel-gaudi3"} <= BOUGHT
+    # Complete systems sold whole, from reports (no vendor publishes a list price).
+    assert {"nvidia-dgx-a100", "nvidia-dgx-h100", "nvidia-dgx-b200"} <= SYSTEMS
 
 
 def test_rows_whose_instance_has_another_card_than_the_slug_are_left_out():
@@ -108,13 +111,13 @@ def test_loadprices_loads_every_row_as_a_reference_price_and_twice_changes_nothi
 ):
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "133 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
-    assert Price.objects.filter(team__isnull=True).count() == 133
+    assert "141 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
+    assert Price.objects.filter(team__isnull=True).count() == 141
     assert not Price.objects.filter(team__isnull=False).exists()
 
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "0 created, 0 updated, 133 unchanged, 0 retired" in out.getvalue()
+    assert "0 created, 0 updated, 141 unchanged, 0 retired" in out.getvalue()
     assert set(Price.objects.values_list("version", flat=True)) == {1}
 
 
@@ -184,4 +187,4 @@ def test_a_ref_given_twice_is_refused(loaded_catalog, prices_dir):
 
 
 def test_the_fixture_loads_the_same_rows_as_the_command(reference_prices):
-    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 133
+    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 141
