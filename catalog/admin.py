@@ -71,7 +71,6 @@ class AcceleratorAdmin(admin.ModelAdmin):
             },
         ),
         ("Software", {"fields": ("software_stack", "training_maturity", "inference_maturity")}),
-        ("Price", {"fields": ("list_price", "street_price", "price_currency", "price_date")}),
         ("Sources", {"fields": ("source_urls", "notes")}),
     )
 

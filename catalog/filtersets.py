@@ -109,7 +109,6 @@ class AcceleratorFilterSet(django_filters.FilterSet):
             ("fp8_tflops", "fp8_tflops"),
             ("board_power_w", "board_power_w"),
             ("launch_year", "launch_year"),
-            ("street_price", "street_price"),
         ),
         field_labels={
             "name": _("Name"),
@@ -120,7 +119,6 @@ class AcceleratorFilterSet(django_filters.FilterSet):
             "fp8_tflops": _("FP8 TFLOP/s"),
             "board_power_w": _("Board power"),
             "launch_year": _("Launch year"),
-            "street_price": _("Street price"),
         },
         label=_("Sort by"),
     )

@@ -4,7 +4,6 @@ from rest_framework import serializers
 from catalog.models import Accelerator, Fabric, ModelArchitecture, ServerPlatform
 
 ITEM_FIELDS = ["slug", "name", "source_urls", "notes", "updated_at"]
-PRICE_FIELDS = ["price_currency", "price_date"]
 
 
 @extend_schema_field({"type": "array", "items": {"type": "string", "format": "uri"}})
@@ -57,9 +56,6 @@ class AcceleratorSerializer(serializers.ModelSerializer):
             "software_stack",
             "training_maturity",
             "inference_maturity",
-            "list_price",
-            "street_price",
-            *PRICE_FIELDS,
             *ITEM_FIELDS[2:],
         ]
 
@@ -98,8 +94,6 @@ class ServerPlatformSerializer(serializers.ModelSerializer):
             "airflow",
             "network_ports",
             "network_port_gbps",
-            "price",
-            *PRICE_FIELDS,
             *ITEM_FIELDS[2:],
         ]
 
@@ -115,8 +109,7 @@ class FabricSerializer(serializers.ModelSerializer):
             "port_gbps",
             "latency_us",
             "topology",
-            "price_per_port",
-            *PRICE_FIELDS,
+            "switch_radix",
             *ITEM_FIELDS[2:],
         ]
 

@@ -13,7 +13,7 @@ from catalog.choices import (
     Segment,
     SoftwareStack,
 )
-from catalog.models.base import CatalogItem, Priced, non_negative, positive
+from catalog.models.base import CatalogItem, positive
 
 RATE_FIELDS = tuple(f"{p.value}_tflops" for p in Precision)
 
@@ -27,7 +27,7 @@ def _rate(label: str) -> models.FloatField:
     )
 
 
-class Accelerator(CatalogItem, Priced):
+class Accelerator(CatalogItem):
     """A GPU, NPU or other accelerator one can buy, with datasheet figures.
 
     FLOP rates are dense peaks: where a vendor's headline assumes 2:4 structured sparsity the
@@ -101,13 +101,6 @@ class Accelerator(CatalogItem, Priced):
         _("inference support"), max_length=12, choices=Maturity.choices
     )
 
-    list_price = models.DecimalField(
-        _("list price"), max_digits=12, decimal_places=2, null=True, blank=True
-    )
-    street_price = models.DecimalField(
-        _("street price"), max_digits=12, decimal_places=2, null=True, blank=True
-    )
-
     class Meta(CatalogItem.Meta):
         verbose_name = _("accelerator")
         verbose_name_plural = _("accelerators")
@@ -120,8 +113,6 @@ class Accelerator(CatalogItem, Priced):
             positive("slot_width", nullable=True),
             positive("scale_up_gb_s", nullable=True),
             positive("scale_up_domain"),
-            non_negative("list_price"),
-            non_negative("street_price"),
             models.CheckConstraint(
                 condition=Q(bf16_sparse_tflops__isnull=True)
                 | Q(bf16_tflops__isnull=False, bf16_sparse_tflops__gte=F("bf16_tflops")),
@@ -144,7 +135,3 @@ class Accelerator(CatalogItem, Priced):
     @property
     def supported_precisions(self) -> list[str]:
         return [p.value for p in Precision if self.tflops(p.value)]
-
-    @property
-    def best_price(self):
-        return self.street_price if self.street_price is not None else self.list_price

@@ -1,11 +1,10 @@
-"""What every catalog item has: a slug, where its figures come from, notes, and a price."""
+"""What every catalog item has: a slug, where its figures come from, and notes. Prices are
+not catalog figures: they live in the price book (planner.prices), per team."""
 
 from django.core.validators import RegexValidator, URLValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
-
-from catalog.choices import Currency
 
 # Lowercase words joined by single hyphens or dots ("qwen2.5-72b", "nvidia-h100-sxm5-80gb").
 SLUG_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
@@ -29,11 +28,6 @@ def positive(field: str, *, nullable: bool = False) -> models.CheckConstraint:
     if nullable:
         condition |= Q(**{f"{field}__isnull": True})
     return models.CheckConstraint(condition=condition, name=f"%(class)s_{field}_positive")
-
-
-def non_negative(field: str) -> models.CheckConstraint:
-    condition = Q(**{f"{field}__gte": 0}) | Q(**{f"{field}__isnull": True})
-    return models.CheckConstraint(condition=condition, name=f"%(class)s_{field}_non_negative")
 
 
 class CatalogItem(models.Model):
@@ -67,17 +61,3 @@ class CatalogItem(models.Model):
     @property
     def source_url_list(self) -> list[str]:
         return self.source_urls.split()
-
-
-class Priced(models.Model):
-    """A price as its source quotes it: amount, currency and the month it was true."""
-
-    price_currency = models.CharField(
-        _("price currency"), max_length=3, choices=Currency.choices, default=Currency.USD
-    )
-    price_date = models.DateField(
-        _("price date"), null=True, blank=True, help_text=_("First day of the month quoted")
-    )
-
-    class Meta:
-        abstract = True

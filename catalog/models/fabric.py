@@ -3,10 +3,10 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import FabricKind
-from catalog.models.base import CatalogItem, Priced, non_negative, positive
+from catalog.models.base import CatalogItem, positive
 
 
-class Fabric(CatalogItem, Priced):
+class Fabric(CatalogItem):
     """A scale-out network between servers: InfiniBand, RoCE or plain Ethernet."""
 
     kind = models.CharField(_("kind"), max_length=12, choices=FabricKind.choices)
@@ -18,8 +18,11 @@ class Fabric(CatalogItem, Priced):
         help_text=_("Port-to-port latency the vendor publishes, microseconds; empty if none"),
     )
     topology = models.CharField(_("typical topology"), max_length=80, blank=True)
-    price_per_port = models.DecimalField(
-        _("price per port"), max_digits=12, decimal_places=2, null=True, blank=True
+    switch_radix = models.PositiveSmallIntegerField(
+        _("switch ports"),
+        null=True,
+        blank=True,
+        help_text=_("Ports per switch of the fabric's reference switch; sizes the fat tree"),
     )
 
     class Meta(CatalogItem.Meta):
@@ -29,7 +32,7 @@ class Fabric(CatalogItem, Priced):
             *CatalogItem.Meta.constraints,
             positive("port_gbps"),
             positive("latency_us", nullable=True),
-            non_negative("price_per_port"),
+            positive("switch_radix", nullable=True),
         ]
 
     def get_absolute_url(self) -> str:

@@ -6,10 +6,10 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Airflow, FormFactor, Population, ServerCooling, Topology
 from catalog.models.accelerator import Accelerator
-from catalog.models.base import CatalogItem, Priced, non_negative, positive
+from catalog.models.base import CatalogItem, positive
 
 
-class ServerPlatform(CatalogItem, Priced):
+class ServerPlatform(CatalogItem):
     """A server (or rack-scale system) that holds accelerators: what fits, how they talk, and
     what the facility must supply (rack units, power, weight, cooling)."""
 
@@ -79,7 +79,6 @@ class ServerPlatform(CatalogItem, Priced):
     network_port_gbps = models.FloatField(
         _("port speed (Gbit/s)"), null=True, blank=True, help_text=_("Gbit/s per fabric port")
     )
-    price = models.DecimalField(_("price"), max_digits=12, decimal_places=2, null=True, blank=True)
 
     class Meta(CatalogItem.Meta):
         verbose_name = _("server platform")
@@ -101,7 +100,6 @@ class ServerPlatform(CatalogItem, Priced):
             ),
             positive("weight_kg", nullable=True),
             positive("network_port_gbps", nullable=True),
-            non_negative("price"),
         ]
 
     def get_absolute_url(self) -> str:

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop as _
 
 from catalog.currency import convert
-from catalog.models import Accelerator, ServerPlatform
+from catalog.models import Accelerator, Fabric, ServerPlatform
 from planner.adapters import accelerator_spec, consumer_cooled, server_facility_spec
 from planner.engine import RequestError
 from planner.engine.contract import parse
@@ -175,6 +175,13 @@ def _site_limits(
     return racks, float(inline.pue), price, inline.currency
 
 
+def _switch_radix(fabric_slug: str) -> int | None:
+    """Ports per switch of the workload's catalog fabric (an inline fabric has none)."""
+    if not fabric_slug:
+        return None
+    return Fabric.objects.filter(slug=fabric_slug).values_list("switch_radix", flat=True).first()
+
+
 def plan_question(
     *,
     data: Any,
@@ -224,5 +231,7 @@ def plan_question(
         ),
         utilisation=question.utilisation,
         objective=question.objective,
+        currency=currency,
+        fabric_radix=_switch_radix(workload.fabric.name),
     )
     return engine_question, currency, question.limit

@@ -408,3 +408,20 @@ def test_a_price_past_its_validity_warns_in_the_plan(loaded_catalog, cast):
     for candidate in plan.ranking["candidates"]:
         assert any(n["code"] == "cost.price_expired" for n in candidate["cost"]["notes"])
         assert candidate["cost"]["lines"][0]["expired"] is True
+
+
+@pytest.mark.parametrize(("fabric", "switch_ports"), [("ib-ndr-400", 64), ("ib-hdr-200", 3 * 64)])
+def test_the_fabric_switch_size_decides_the_network_bought(reference_prices, fabric, switch_ports):
+    # Eight DGX H100 with eight ports each: 64 endpoints fill one 64-port NDR switch, but need
+    # a leaf-spine tree of 40-port HDR switches (three switch ports per endpoint).
+    answer = recommend_run(
+        data={
+            **SYSTEM_QUESTION,
+            "workload": {**SYSTEM_QUESTION["workload"], "fabric": fabric},
+            "count": {"min": 64, "max": 64},
+        }
+    )
+    (build,) = answer["candidates"]
+    lines = {line["item"]: line for line in build["cost"]["lines"]}
+    assert lines["switch_port"]["quantity"] == switch_ports
+    assert "nic" not in lines  # a DGX comes with its own
