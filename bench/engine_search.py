@@ -1,4 +1,6 @@
-"""How fast the engine searches parallel layouts. Prints a table.
+"""How fast the engine searches parallel layouts, with the global batch given and with the
+batch left to the search (which then tries a few batches with every layout), measured in the
+same run with the ratio. Prints a table.
 
     .venv/bin/python bench/engine_search.py
 
@@ -34,7 +36,7 @@ H100 = AcceleratorSpec(
 NDR = FabricSpec(per_gpu_gb_s=50, latency_us=2)
 
 
-def request(count: int, global_batch: int) -> EstimateRequest:
+def request(count: int, global_batch: int | None) -> EstimateRequest:
     return EstimateRequest(
         task="train",
         model=LLAMA3_70B,
@@ -57,21 +59,34 @@ def timed(fn, repeat: int) -> list[float]:
     return out
 
 
+def measure(req: EstimateRequest) -> tuple[int, float, float]:
+    """Layouts, and the median milliseconds of evaluating them and of one whole estimate."""
+    layouts = candidate_layouts(req)
+    evaluate(req, layouts)  # warm-up
+    search = timed(lambda: evaluate(req, layouts), 30)
+    whole = timed(lambda: estimate(req), 30)
+    return len(layouts), 1000 * statistics.median(search), 1000 * statistics.median(whole)
+
+
 def main() -> None:
-    print(f"{'case':<44} {'layouts':>8} {'median ms':>10} {'layouts/s':>12}")
+    """Each cluster twice: the batch given, and the batch left to the search (the few batches of
+    the range for a 70B model, 2M-4M tokens, tried with every layout), with the ratio."""
+    print(
+        f"{'case':<48} {'layouts':>8} {'evaluate ms':>12} {'layouts/s':>12} {'estimate ms':>12}"
+        f" {'vs given':>9}"
+    )
     for count, batch in ((64, 512), (1024, 2048), (4096, 4096)):
-        req = request(count, batch)
-        layouts = candidate_layouts(req)
-        evaluate(req, layouts)  # warm-up
-        search = timed(lambda req=req, layouts=layouts: evaluate(req, layouts), 30)
-        whole = timed(lambda req=req: estimate(req), 30)
-        rate = len(layouts) / statistics.median(search)
-        print(
-            f"{f'70B on {count} H100: evaluate all layouts':<44} {len(layouts):>8} {1000 * statistics.median(search):>10.2f} {rate:>12,.0f}"
-        )
-        print(
-            f"{f'70B on {count} H100: one estimate, search included':<44} {len(layouts):>8} {1000 * statistics.median(whole):>10.2f} {'':>12}"
-        )
+        given = measure(request(count, batch))
+        chosen = measure(request(count, None))
+        for label, (layouts, search_ms, whole_ms) in (
+            (f"70B on {count} H100: batch {batch} given", given),
+            (f"70B on {count} H100: batch left to the search", chosen),
+        ):
+            ratio = whole_ms / given[2]
+            print(
+                f"{label:<48} {layouts:>8} {search_ms:>12.2f} {layouts / search_ms * 1000:>12,.0f}"
+                f" {whole_ms:>12.2f} {ratio:>8.2f}x"
+            )
 
 
 if __name__ == "__main__":

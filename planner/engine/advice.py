@@ -59,12 +59,10 @@ def _training_options(req: EstimateRequest) -> list[tuple[Message, EstimateReque
         options.append(
             (message("fit.option.method", method="QLoRA"), replace(free, method="qlora"))
         )
-    options.append(
-        (
-            TWICE_THE_DEVICES,
-            replace(free, count=req.count * 2, global_batch=req.global_batch * 2),
-        )
-    )
+    # Twice the devices keep the batch per device: a given batch doubles, a chosen one is
+    # chosen again for the larger cluster.
+    batch = req.global_batch * 2 if req.global_batch is not None else None
+    options.append((TWICE_THE_DEVICES, replace(free, count=req.count * 2, global_batch=batch)))
     return options
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from planner.engine import efficiency as eff
 from planner.engine.advice import does_not_fit
+from planner.engine.batch import batch_answer, searched_batches
 from planner.engine.compute import dense_peak
 from planner.engine.memory import Bytes, inference_memory, rounded_gib
 from planner.engine.messages import Message, message, plain
@@ -54,6 +55,7 @@ class Estimate:
     search: Section = field(default_factory=dict)
 
     calibration: Section | None = None
+    batch: Section | None = None  # training: the global batch, given or chosen
 
     def as_dict(self) -> dict[str, Any]:
         """The contract's JSON, its sentences as message codes with their figures (the edge
@@ -65,8 +67,9 @@ class Estimate:
             for name, value in ((f, getattr(self, f)) for f in self.__dataclass_fields__)
         }
         out["model_version"] = MODEL_VERSION
-        if out["calibration"] is None:
-            del out["calibration"]
+        for optional in ("calibration", "batch"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
 
@@ -213,15 +216,19 @@ def bottleneck(part: str) -> Message:
 
 def _training_search(req: EstimateRequest) -> tuple[SearchResult, ParallelSpec]:
     """The layout the request fixes, or the best of the search; and its spec."""
-    layouts = fixed_layout(req.parallelism) if req.parallelism else candidate_layouts(req)
+    layouts = (
+        fixed_layout(req.parallelism, searched_batches(req))
+        if req.parallelism
+        else candidate_layouts(req)
+    )
     if len(layouts) == 0:
         raise ValueError(
             "no parallel layout divides the global batch; change global_batch or count"
         )
     result = evaluate(req, layouts)
     if req.parallelism is None:
-        return result, layouts.spec(result.best)
-    return result, layouts.spec(
+        return result, result.layouts.spec(result.best)
+    return result, result.layouts.spec(
         result.best,
         sequence_parallel=req.parallelism.sequence_parallel,
         recompute_fraction=req.parallelism.recompute_fraction,
@@ -289,6 +296,8 @@ def _training_warnings(
 
 def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     result, spec = _training_search(req)
+    chosen = int(result.layouts.global_batch[result.best])
+    batch, batch_note = batch_answer(req, chosen)
     step_s = result.pick(result.step.step_s)
     parts = _training_parts(result)
     factors, notes = _thermal_and_fault(req)
@@ -297,7 +306,7 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     if req.calibration is not None:
         # What the engine's model misses on this card, measured end to end on a probe step.
         scale *= req.calibration.step_efficiency
-    tokens_per_s = req.global_batch * req.seq_len / step_s * scale
+    tokens_per_s = chosen * req.seq_len / step_s * scale
     flops_token = model_flops_per_token(req.model, req.seq_len)
     if req.method != "full":
         flops_token *= 2 / 3  # no weight gradients for frozen weights
@@ -317,7 +326,11 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         time={"seconds": round(seconds, 1), "days": round(seconds / DAY_S, 3)},
         inference={"prefill_tokens_per_s": 0, "decode_tokens_per_s": 0, "ttft_ms": 0, "tpot_ms": 0},
         efficiency={k: round(final[k], 4) for k in ETA_KEYS},
-        explanations={**_training_explanations(computed, spec, micro_batches), **notes},
+        explanations={
+            **_training_explanations(computed, spec, micro_batches),
+            **notes,
+            "global_batch": batch_note,
+        },
         bottleneck=bottleneck(
             "memory capacity" if not memory["fits"] else max(parts, key=parts.__getitem__)
         ),
@@ -327,10 +340,11 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         breakdown={"step_s": round(step_s, 6), **{k: round(v, 6) for k, v in parts.items()}},
         search={
             "evaluated": result.evaluated,
-            "feasible": int(result.fits.sum()),
+            "feasible": result.feasible,
             "searched": req.parallelism is None,
         },
         calibration=_calibration_note(req),
+        batch=batch,
     )
 
 

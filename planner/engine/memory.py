@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.engine.arrays import Floats
+from planner.engine.batch import sequences_per_step
 from planner.engine.shapes import (
     kv_cache_bytes,
     param_split,
@@ -132,6 +133,7 @@ def _training_activations(
     vp: Floats,
     mb: Floats,
     rc: Floats,
+    global_batch: Floats,
 ) -> Floats:
     """Activations held for backward on the first pipeline stage, plus the loss's logits."""
     model = req.model
@@ -146,7 +148,7 @@ def _training_activations(
         recompute_code=rc,
         attention=req.attention,
     )
-    micro_batches = np.maximum(req.global_batch // np.maximum(dp * mb, 1), 1)
+    micro_batches = np.maximum(global_batch // np.maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
     in_flight = np.minimum(pp, micro_batches) * np.where(vp > 1, 1 + (pp - 1) / (pp * vp), 1.0)
@@ -180,8 +182,10 @@ def training_memory(
     micro_batch: npt.ArrayLike,
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
+    global_batch: npt.ArrayLike | None = None,
 ) -> dict[str, Floats]:
-    """Bytes per device for training or fine-tuning, by component, for arrays of layouts."""
+    """Bytes per device for training or fine-tuning, by component, for arrays of layouts
+    (`global_batch`, sequences per step, per layout when the search chooses it)."""
     t, p, d, c, v, mb, zero, rc = (
         np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
@@ -197,7 +201,10 @@ def training_memory(
     optimizer = (
         trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / np.where(zero >= 1, d, 1)
     )
-    activations = _training_activations(req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc)
+    batch = sequences_per_step(global_batch, req.global_batch)
+    activations = _training_activations(
+        req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
+    )
     subtotal = weights + gradients + optimizer + activations
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + FRAGMENTATION * subtotal
     return {

@@ -1,6 +1,7 @@
 """The parallelism search: every layout of tensor, pipeline and data parallelism, micro-batch,
-ZeRO stage and recompute policy that the cluster admits, sized and timed at once with numpy;
-and the serving layout, the smallest tensor-parallel group whose shard fits."""
+ZeRO stage and recompute policy that the cluster admits, and the global batch when the question
+leaves it to the engine, sized and timed at once with numpy; and the serving layout, the
+smallest tensor-parallel group whose shard fits."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.engine.arrays import Floats
+from planner.engine.batch import searched_batches
 from planner.engine.memory import RECOMPUTE_CODE, inference_memory, training_memory
 from planner.engine.specs import GIB, EstimateRequest, ModelSpec, ParallelSpec, Recompute
 from planner.engine.step import StepTime, training_step
@@ -31,6 +33,19 @@ def _powers_of_two(limit: int) -> list[int]:
     return out
 
 
+LAYOUT_FIELDS = (
+    "tp",
+    "pp",
+    "dp",
+    "cp",
+    "vp",
+    "micro_batch",
+    "zero_stage",
+    "recompute_code",
+    "global_batch",
+)
+
+
 @dataclass(frozen=True)
 class Layouts:
     """Candidate layouts as parallel arrays, one element per candidate."""
@@ -43,12 +58,22 @@ class Layouts:
     micro_batch: Ints
     zero_stage: Ints
     recompute_code: Ints
+    global_batch: Ints  # sequences per step
+    # The index of the same layout with the largest global batch it divides (its own where it
+    # is that one): when that one fits, this one cannot win (see _worth_timing).
+    largest: Ints
 
     def __len__(self) -> int:
         return len(self.tp)
 
     def kwargs(self) -> dict[str, Ints]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        """The layouts as the memory and step models take them."""
+        return {name: getattr(self, name) for name in LAYOUT_FIELDS}
+
+    def subset(self, keep: npt.NDArray[np.bool_]) -> Layouts:
+        """The layouts `keep` marks, each its own largest."""
+        kept = {name: getattr(self, name)[keep] for name in LAYOUT_FIELDS}
+        return Layouts(**kept, largest=np.arange(int(keep.sum()), dtype=np.int64))
 
     def spec(
         self, i: int, *, sequence_parallel: bool = True, recompute_fraction: float = 1.0
@@ -73,11 +98,24 @@ def candidate_layouts(req: EstimateRequest) -> Layouts:
         req.model,
         req.count,
         req.per_node,
-        req.global_batch,
+        searched_batches(req),
         req.micro_batch,
         req.zero_stage,
         req.recompute,
     )
+
+
+def _worth_timing(batches: tuple[int, ...], per_rank: int, pp: int) -> list[int]:
+    """The batches a layout (d x b sequences per micro-batch round, p stages) divides and that
+    could win. A larger batch runs the same layout faster per token, and needs more memory only
+    while its micro-batches are fewer than the stages (the first stage holds min(p, m) of them
+    in flight); so the largest batch it divides, and the smaller ones with fewer micro-batches
+    than stages, which might fit where the largest does not."""
+    dividing = [g for g in batches if g % per_rank == 0]
+    if not dividing:
+        return []
+    largest = max(dividing)
+    return sorted(g for g in dividing if g == largest or g // per_rank < pp)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,13 +123,13 @@ def _layouts(
     model: ModelSpec,
     count: int,
     per_node: int,
-    global_batch: int,
+    global_batches: tuple[int, ...],
     micro_batch: int | None,
     zero_stage: int | None,
     recompute: Recompute | None,
 ) -> Layouts:
     """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
-    count, DP the rest; micro-batches that divide the global batch; ZeRO stages and recompute
+    count, DP the rest; micro-batches that divide a global batch; ZeRO stages and recompute
     policies unless the request fixes them; interleaving where the layers divide evenly."""
     tps = [t for t in _powers_of_two(min(per_node, count)) if model.heads % t == 0]
     rows: list[tuple[int, ...]] = []
@@ -105,46 +143,54 @@ def _layouts(
             d = count // (t * p)
             vps = [1] + ([2] if p > 1 and model.layers % (2 * p) == 0 else [])
             for b in micro:
-                if global_batch % (d * b):
-                    continue
+                batches = _worth_timing(global_batches, d * b, p)
                 for z in zeros:
                     if d == 1 and z > 0 and zero_stage is None:
                         continue  # nothing to shard over
                     for r in recomputes:
                         for v in vps:
-                            rows.append((t, p, d, 1, v, b, z, r))
+                            largest = len(rows) + len(batches) - 1
+                            rows.extend((t, p, d, 1, v, b, z, r, g, largest) for g in batches)
     if not rows:
-        return Layouts(*(np.zeros(0, dtype=np.int64) for _ in range(8)))
+        return Layouts(*(np.zeros(0, dtype=np.int64) for _ in range(10)))
     arr = np.asarray(rows, dtype=np.int64).T
     return Layouts(*arr)
 
 
-def fixed_layout(spec: ParallelSpec) -> Layouts:
-    """The one layout a request fixes, as a search of one."""
-    values = (
-        spec.tp,
-        spec.pp,
-        spec.dp,
-        spec.cp,
-        spec.vp,
-        spec.micro_batch,
-        spec.zero_stage,
-        RECOMPUTE_CODE[spec.recompute],
-    )
-    return Layouts(*(np.asarray([v], dtype=np.int64) for v in values))
+def fixed_layout(spec: ParallelSpec, global_batches: tuple[int, ...]) -> Layouts:
+    """The layout a request fixes, as a search of one per global batch it divides."""
+    per_rank = spec.dp * spec.micro_batch
+    batches = [g for g in global_batches if g % per_rank == 0] or [global_batches[-1]]
+    rows = [
+        (
+            spec.tp,
+            spec.pp,
+            spec.dp,
+            spec.cp,
+            spec.vp,
+            spec.micro_batch,
+            spec.zero_stage,
+            RECOMPUTE_CODE[spec.recompute],
+            g,
+            i,
+        )
+        for i, g in enumerate(batches)
+    ]
+    return Layouts(*np.asarray(rows, dtype=np.int64).T)
 
 
 @dataclass(frozen=True)
 class SearchResult:
+    """The layouts timed, their memory and step, and the one chosen; `evaluated` and
+    `feasible` count every layout sized, timed or not."""
+
     layouts: Layouts
     memory: dict[str, Floats]
     step: StepTime
     fits: npt.NDArray[np.bool_]
     best: int  # index of the chosen layout
-
-    @property
-    def evaluated(self) -> int:
-        return len(self.layouts)
+    evaluated: int
+    feasible: int
 
     def pick(self, values: Floats | float) -> float:
         """The chosen layout's value of a per-layout array (a scalar is everyone's)."""
@@ -152,19 +198,28 @@ class SearchResult:
 
 
 def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
-    """Size and time every layout at once, and pick the best."""
-    kwargs = layouts.kwargs()
-    memory = training_memory(req, **kwargs)
-    step = training_step(req, **kwargs)
-    capacity = req.accelerator.memory_gib * GIB
-    fits = memory["total"] <= capacity
-    if fits.any():
-        # Fastest layout that fits; among equals, the one that leaves the most memory free.
-        order = np.lexsort((memory["total"], np.where(fits, step.step_s, np.inf)))
-        best = int(order[0])
-    else:
-        best = int(np.argmin(memory["total"]))
-    return SearchResult(layouts, memory, step, fits, best)
+    """Size every layout at once, time those that fit and could win, and pick the fastest
+    (when none fits, the one that needs the least memory). A layout with a smaller global
+    batch than the largest that layout divides needs no more memory and is no faster per
+    sequence, so it could win only where that one does not fit."""
+    memory = training_memory(req, **layouts.kwargs())
+    fits = memory["total"] <= req.accelerator.memory_gib * GIB
+    largest = layouts.largest == np.arange(len(layouts))
+    could_win = fits & (largest | ~fits[layouts.largest])
+    timed = could_win if could_win.any() else np.arange(len(layouts)) == np.argmin(memory["total"])
+    evaluated, feasible = len(layouts), int(fits.sum())
+    if not timed.all():
+        layouts = layouts.subset(timed)
+        memory = {
+            name: np.broadcast_to(value, timed.shape)[timed] for name, value in memory.items()
+        }
+        fits = fits[timed]
+    step = training_step(req, **layouts.kwargs())
+    # Fastest per sequence (layouts may differ in global batch); among equals, the one that
+    # leaves the most memory free.
+    per_sequence = step.step_s / layouts.global_batch
+    best = int(np.lexsort((memory["total"], per_sequence))[0])
+    return SearchResult(layouts, memory, step, fits, best, evaluated, feasible)
 
 
 def smallest_fitting_tp(req: EstimateRequest) -> int:

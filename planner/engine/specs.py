@@ -189,7 +189,9 @@ class EstimateRequest:
     fabric: FabricSpec = field(default_factory=FabricSpec)
     precision: str = "bf16"
     seq_len: int = 2048
-    global_batch: int = 1024
+    # Sequences per step; None: the layout search chooses it within the range for the
+    # model's size (planner.engine.batch).
+    global_batch: int | None = 1024
     micro_batch: int | None = None
     tokens: float = 0.0
     method: Method = "full"

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from planner.engine import comms
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
+from planner.engine.batch import sequences_per_step
 from planner.engine.compute import Hardware, Roofline, hardware, layer_forward, streaming
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
@@ -276,15 +277,18 @@ def training_step(
     micro_batch: npt.ArrayLike,
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
+    global_batch: npt.ArrayLike | None = None,
 ) -> StepTime:
-    """Seconds per training step of every layout, and where they go."""
+    """Seconds per training step of every layout, and where they go (`global_batch`,
+    sequences per step, per layout when the search chooses it)."""
     tp, pp, dp, cp, vp, mb, zero, rc = (
         np.asarray(x, dtype=float)
         for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     hw = hardware(req)
     tokens = mb * req.seq_len / cp
-    micro_batches = np.maximum(np.floor(req.global_batch / np.maximum(dp * mb, 1)), 1)
+    batch = sequences_per_step(global_batch, req.global_batch)
+    micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
     layers_here = np.ceil(req.model.layers / pp)
     layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
 

@@ -9,11 +9,8 @@ from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from planner.engine.contract.estimate import (
-    DEFAULT_FINETUNE_TOKENS,
-    DEFAULT_GLOBAL_BATCH,
-    TOKENS_PER_PARAM,
-)
+from planner.engine.batch import FINETUNING
+from planner.engine.contract.estimate import DEFAULT_FINETUNE_TOKENS, TOKENS_PER_PARAM
 from planner.engine.specs import InferenceSpec
 from planner.web.fields import (
     DEFAULT_COUNT,
@@ -73,9 +70,12 @@ class EstimateForm(FieldsetsMixin, forms.Form):
         min_value=1,
         required=False,
         help_text=format_lazy(
-            _("Default: {train} pre-training, {finetune} fine-tuning."),
-            train=DEFAULT_GLOBAL_BATCH["train"],
-            finetune=DEFAULT_GLOBAL_BATCH["finetune"],
+            _(
+                "Blank: chosen with the layout, by the model's size (pre-training) or "
+                "{low}-{high} sequences (fine-tuning); the answer says which and why."
+            ),
+            low=FINETUNING.low,
+            high=FINETUNING.high,
         ),
     )
     tokens = figure_field(

@@ -22,6 +22,12 @@ def estimate_table(answer: dict) -> str:
     lines.append(
         f"model TFLOP/s       {thr['model_tflops_per_device']:>10.1f} per device, MFU {100 * thr['mfu']:.1f} %"
     )
+    if batch := answer.get("batch"):
+        lines.append(
+            f"global batch        {batch['global_batch']:>10,} sequences, "
+            f"{batch['tokens_per_step'] / 2**20:.3g}M tokens a step "
+            f"({'chosen with the layout' if batch['chosen'] else 'as given'})"
+        )
     if inf["tpot_ms"]:
         lines.append(f"TTFT / TPOT         {inf['ttft_ms']:>10.1f} ms / {inf['tpot_ms']:.2f} ms")
     lines.append(f"time                {tim['days']:>10.2f} days ({tim['seconds']:,.0f} s)")

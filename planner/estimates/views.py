@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from planner.engine import RequestError
+from planner.engine.batch import MI
 from planner.engine.specs import ETA_KEYS
 from planner.estimates.forms import INFERENCE_FIELDS, EstimateForm
 from planner.estimates.services import estimate_run
@@ -107,6 +108,8 @@ def _results_context(answer: dict[str, Any], task: str) -> dict[str, Any]:
         "recompute": RECOMPUTE_LABELS.get(
             answer["parallelism"]["recompute"], answer["parallelism"]["recompute"]
         ),
+        # Training: the global batch in M tokens a step, as the papers count them (2^20).
+        "batch_tokens_m": answer["batch"]["tokens_per_step"] / MI if "batch" in answer else None,
     }
 
 

@@ -56,6 +56,44 @@ TEMPLATES: dict[str, str] = {
         "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time."
     ),
     "override": _("{factor} set to {value:g} by the request (computed {computed:.3f})."),
+    # Estimate: the global batch, given or chosen (M tokens counts 2^20, as the papers do).
+    "batch.given": _(
+        "{sequences:,} sequences of {seq_len:,} tokens ({tokens_m:.3g}M tokens) a step, as the "
+        "question gives."
+    ),
+    "batch.chosen.pretraining": _(
+        "{sequences:,} sequences of {seq_len:,} tokens ({tokens_m:.3g}M tokens) a step: the "
+        "fastest that fits of {searched} sequences, within {low_m:.3g}M-{high_m:.3g}M tokens a "
+        "step, the range for models of {params_b:.3g}B parameters in published runs: "
+        "{sources:semicolon}. Give global_batch to fix another."
+    ),
+    "batch.chosen.finetune": _(
+        "{sequences:,} sequences a step: the fastest that fits of {searched} sequences, within "
+        "the {low:,}-{high:,} sequences supervised fine-tuning uses whatever the model's size: "
+        "{sources:semicolon}. Give global_batch to fix another."
+    ),
+    "batch.source.gpt3": _(
+        "GPT-3: 0.5M tokens at 125M-760M parameters, 1M at 1.3B-2.7B, 2M at 6.7B-13B, 3.2M at "
+        "175B (Brown et al. 2020, Table 2.1)"
+    ),
+    "batch.source.kaplan": _(
+        "the critical batch grows as the loss falls, about 1-2M tokens at convergence for "
+        "1.5B-parameter models (Kaplan et al. 2020, section 1.1; McCandlish et al. 2018)"
+    ),
+    "batch.source.llama2": _("Llama 2 7B-70B: 4M tokens (Touvron et al. 2023, Table 1)"),
+    "batch.source.chinchilla": _(
+        "Chinchilla 70B: 1.5M then 3M tokens; Gopher 280B: 3M then 6M (Hoffmann et al. 2022, "
+        "Table 4)"
+    ),
+    "batch.source.llama3": _(
+        "Llama 3 405B: 4M tokens in sequences of 4,096, then 8M in sequences of 8,192, then 16M "
+        "(Dubey et al. 2024, section 3.4.1)"
+    ),
+    "batch.source.llama2_chat": _(
+        "Llama 2-Chat supervised fine-tuning: 64 sequences of 4,096 tokens (Touvron et al. "
+        "2023, section 3.1)"
+    ),
+    "batch.source.alpaca": _("Alpaca: 128 sequences (Taori et al. 2023)"),
     # Estimate: what binds, warnings, what was measured.
     "bottleneck.compute": _("compute"),
     "bottleneck.memory_bandwidth": _("memory bandwidth"),

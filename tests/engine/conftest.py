@@ -22,6 +22,15 @@ LLAMA3_8B = ModelSpec(
 LLAMA3_70B = ModelSpec(
     params=70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256
 )
+LLAMA31_405B = ModelSpec(
+    params=405_853_388_800,
+    layers=126,
+    hidden=16384,
+    heads=128,
+    kv_heads=8,
+    ffn=53248,
+    vocab=128256,
+)
 GPT3_175B = ModelSpec(
     params=175e9,
     layers=96,

@@ -1,8 +1,11 @@
 """The layout search: which layouts are candidates, which one is chosen, and the serving layout."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from planner.engine.batch import searched_batches
 from planner.engine.parallel import (
     candidate_layouts,
     evaluate,
@@ -10,7 +13,16 @@ from planner.engine.parallel import (
     smallest_fitting_tp,
 )
 from planner.engine.specs import GIB, ParallelSpec
-from tests.engine.conftest import H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
+from tests.engine.conftest import (
+    A100,
+    H100,
+    LLAMA3_8B,
+    LLAMA3_70B,
+    LLAMA31_405B,
+    RTX3090,
+    serve,
+    train,
+)
 
 
 def test_every_candidate_layout_uses_every_device_exactly_once():
@@ -59,9 +71,16 @@ def test_a_request_that_fixes_zero_and_recompute_searches_only_the_rest():
 
 def test_a_fixed_layout_is_a_search_of_one_that_reads_back_as_its_spec():
     spec = ParallelSpec(tp=4, pp=2, dp=1, vp=2, micro_batch=2, zero_stage=0, recompute="full")
-    layouts = fixed_layout(spec)
+    layouts = fixed_layout(spec, (64,))
     assert len(layouts) == 1
     assert layouts.spec(0) == spec
+    assert layouts.global_batch.tolist() == [64]
+
+
+def test_a_fixed_layout_tries_each_global_batch_it_divides():
+    spec = ParallelSpec(tp=8, pp=1, dp=4, micro_batch=2)
+    layouts = fixed_layout(spec, (12, 16, 24, 32))
+    assert layouts.global_batch.tolist() == [16, 24, 32]  # 12 is not a multiple of dp x mb = 8
 
 
 def test_the_search_picks_the_fastest_layout_that_fits():
@@ -79,6 +98,43 @@ def test_when_nothing_fits_the_search_picks_the_layout_that_needs_least_memory()
     result = evaluate(req, candidate_layouts(req))
     assert not result.fits.any()
     assert result.best == int(np.argmin(result.memory["total"]))
+
+
+@pytest.mark.parametrize(
+    "req",
+    [
+        train(LLAMA3_8B, count=8, global_batch=None),
+        train(LLAMA3_70B, A100, count=64, seq_len=4096, global_batch=None),
+        train(LLAMA3_70B, count=24, seq_len=4096, global_batch=None),  # three servers
+        train(LLAMA31_405B, count=1024, seq_len=8192, global_batch=None),
+        dataclasses.replace(train(LLAMA3_8B, count=8, global_batch=None), task="finetune"),
+    ],
+)
+def test_searching_the_batch_picks_what_searching_each_batch_apart_would(req):
+    # The search sizes and times only the layouts that could win; trying each batch on its own
+    # and keeping the fastest per sequence that fits must give the same answer.
+    result = evaluate(req, candidate_layouts(req))
+    apart = []
+    for batch in searched_batches(req):
+        one = dataclasses.replace(req, global_batch=batch)
+        layouts = candidate_layouts(one)
+        if len(layouts) == 0:
+            continue
+        found = evaluate(one, layouts)
+        if found.fits[found.best]:
+            apart.append(found.pick(found.step.step_s) / batch)
+    chosen = result.pick(result.step.step_s) / result.layouts.global_batch[result.best]
+    assert result.fits[result.best]
+    assert chosen == pytest.approx(min(apart))
+
+
+def test_a_searched_batch_is_the_largest_that_runs_fastest():
+    req = train(LLAMA3_8B, count=8, seq_len=2048, global_batch=None)
+    result = evaluate(req, candidate_layouts(req))
+    # 2M-4M tokens at 2,048 a sequence: 1,024-2,048 sequences; the largest spreads the
+    # optimizer step and the data-parallel reduction over the most tokens.
+    assert searched_batches(req) == (1024, 1536, 2048)
+    assert result.layouts.global_batch[result.best] == 2048
 
 
 def test_serving_uses_the_smallest_tensor_parallel_group_whose_shard_fits():

@@ -49,6 +49,19 @@ class Layout(Answer):
     recompute: Literal["none", "selective", "full"]
 
 
+class GlobalBatch(Answer):
+    """Training: the global batch the step runs with, given by the question or chosen with the
+    layout, and the range for the model's size ("M" tokens count 2^20, as the papers do)."""
+
+    global_batch: int = Field(description="Sequences per optimizer step")
+    tokens_per_step: int = Field(description="global_batch x seq_len")
+    chosen: bool = Field(description="True when the question gave none and the search chose it")
+    searched: list[int] = Field(description="The batches (sequences) tried; empty when given")
+    min_tokens: int = Field(description="Low end of the range for the model's size, tokens")
+    max_tokens: int = Field(description="High end of the range for the model's size, tokens")
+    sources: list[str] = Field(description="The published runs the range comes from")
+
+
 class Throughput(Answer):
     tokens_per_s: float = Field(description="Tokens per second, all devices")
     tokens_per_s_per_device: float
@@ -99,7 +112,9 @@ class EstimateAnswer(Answer):
     time: Time
     inference: InferenceFigures
     efficiency: Efficiency
-    explanations: dict[str, str] = Field(description="Why each eta factor is what it is")
+    explanations: dict[str, str] = Field(
+        description="Why each eta factor is what it is, and (training) why the global batch"
+    )
     bottleneck: str = Field(description="What binds, in the request's language")
     warnings: list[str]
     breakdown: dict[str, float] = Field(
@@ -107,6 +122,7 @@ class EstimateAnswer(Answer):
     )
     search: Search
     calibration: CalibrationUsed | None = None
+    batch: GlobalBatch | None = Field(None, description="Training: the global batch and its range")
     model_version: str = Field(description="The engine version that answered")
     messages: list[Message] = Field(default_factory=list)
 
@@ -228,6 +244,7 @@ class CandidateEstimate(Answer):
     warnings: list[str]
     breakdown: dict[str, float]
     calibration: CalibrationUsed | None = None
+    batch: GlobalBatch | None = Field(None, description="Training: the global batch and its range")
     model_version: str
     capacity_rps: float | None = Field(None, description="Serving: requests per second")
     messages: list[Message] = Field(default_factory=list)

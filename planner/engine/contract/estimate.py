@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from planner.engine.batch import batch_range, candidate_batches
 from planner.engine.contract.base import (
     Flag,
     Question,
@@ -44,7 +45,8 @@ from planner.engine.specs import (
     ReliabilitySpec,
 )
 
-DEFAULT_GLOBAL_BATCH = {"train": 1024, "finetune": 128, "inference": 1}
+# Serving decodes `inference.batch` requests together; the global batch is a training figure.
+INFERENCE_GLOBAL_BATCH = 1
 # Chinchilla-optimal pre-training (Hoffmann et al. 2022): about 20 tokens per parameter.
 TOKENS_PER_PARAM = 20
 DEFAULT_FINETUNE_TOKENS = 1e8
@@ -167,7 +169,10 @@ class Job(Question):
         2048, description="Tokens per sequence"
     )
     global_batch: Annotated[int, whole(ge=1)] | None = Field(
-        None, description="Sequences per step; default train 1024, finetune 128, inference 1"
+        None,
+        description="Sequences per step; default: chosen with the layout, the fastest within "
+        "the range published for the model's size (train: tokens per step by parameters, "
+        "finetune: 64-128 sequences); the answer's batch section says which and why",
     )
     micro_batch: Annotated[int, whole(ge=1)] | None = Field(
         None, description="Sequences per micro-batch; searched when absent"
@@ -219,7 +224,8 @@ class Job(Question):
             raise RequestError(
                 "method", _("LoRA and QLoRA are fine-tuning methods; use task finetune")
             )
-        global_batch = self.global_batch or DEFAULT_GLOBAL_BATCH[task]
+        # Absent, the layout search chooses it (planner.engine.batch).
+        global_batch = INFERENCE_GLOBAL_BATCH if task == "inference" else self.global_batch
         default_tokens = (
             model.params * TOKENS_PER_PARAM if task == "train" else DEFAULT_FINETUNE_TOKENS
         )
@@ -248,7 +254,9 @@ class Job(Question):
             zero_stage=self.zero_stage,
             recompute=self.recompute,
             attention=self.attention,
-            parallelism=self._layout(parallelism, model, count, global_batch),
+            parallelism=self._layout(
+                parallelism, model, count, global_batch, self._batches(model, count)
+            ),
             inference=InferenceSpec(
                 batch=self.inference.batch,
                 prompt_len=self.inference.prompt_len,
@@ -292,8 +300,20 @@ class Job(Question):
             )
         return precision
 
+    def _batches(self, model: ModelSpec, count: int) -> tuple[int, ...]:
+        """The batches the search would try when the question gives none."""
+        if self.task == "inference":
+            return (INFERENCE_GLOBAL_BATCH,)
+        rule = batch_range(self.task, model.params)
+        return candidate_batches(rule, seq_len=self.seq_len, count=count)
+
     def _layout(
-        self, p: Parallelism | None, model: ModelSpec, count: int, global_batch: int
+        self,
+        p: Parallelism | None,
+        model: ModelSpec,
+        count: int,
+        global_batch: int | None,
+        searched: tuple[int, ...],
     ) -> ParallelSpec | None:
         if p is None:
             return None
@@ -323,10 +343,24 @@ class Job(Question):
                 "parallelism.cp", _("must divide seq_len {seq_len}"), seq_len=self.seq_len
             )
         mb = self.micro_batch or 1
-        if self.task != "inference" and global_batch % (dp * mb):
+        if self.task != "inference" and global_batch is not None and global_batch % (dp * mb):
             raise RequestError(
                 "global_batch",
                 _("must be a multiple of dp x micro_batch = {multiple}"),
+                multiple=dp * mb,
+            )
+        if (
+            self.task != "inference"
+            and global_batch is None
+            and all(g % (dp * mb) for g in searched)
+        ):
+            raise RequestError(
+                "global_batch",
+                _(
+                    "is needed: no batch in the range for the model's size ({batches}) is a "
+                    "multiple of dp x micro_batch = {multiple}"
+                ),
+                batches=", ".join(map(str, searched)),
                 multiple=dp * mb,
             )
         return ParallelSpec(

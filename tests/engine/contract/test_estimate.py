@@ -44,7 +44,7 @@ def test_documented_defaults_are_filled():
     assert (req.precision, req.seq_len, req.global_batch, req.method) == (
         "bf16",
         2048,
-        1024,
+        None,  # chosen with the layout, by the model's size
         "full",
     )
     assert req.tokens == pytest.approx(20 * LLAMA3_8B.params)  # Chinchilla default
@@ -79,6 +79,9 @@ def test_documented_defaults_are_filled():
             "divide",
         ),
         ({"parallelism": {"tp": 1, "dp": 8}, "global_batch": 12}, "global_batch", "multiple"),
+        # Without a global batch, one of those the search would try must suit the layout: with
+        # micro-batches of 5, none of 1,024-2,048 sequences divides over 8 ranks.
+        ({"parallelism": {"tp": 1, "dp": 8}, "micro_batch": 5}, "global_batch", "is needed"),
         ({"method": "lora"}, "method", "finetune"),
         ({"efficiency": {"eta_sched": 1.5}}, "efficiency.eta_sched", "at most 1"),
         ({"efficiency": {"eta_magic": 0.5}}, "efficiency.eta_magic", "not a known field"),
@@ -114,6 +117,16 @@ def test_bad_input_names_the_field(data, field, words):
     error = error_of(**data)
     assert error.field == field
     assert words in error.message
+
+
+def test_a_given_global_batch_is_kept_and_serving_needs_none():
+    assert parse(global_batch=96).global_batch == 96
+    assert parse(task="inference").global_batch == 1
+
+
+def test_a_fixed_layout_without_a_global_batch_leaves_the_batch_to_the_search():
+    req = parse(parallelism={"tp": 1, "dp": 8})
+    assert req.global_batch is None and req.parallelism is not None
 
 
 def test_precision_the_card_lacks_is_refused():

@@ -47,6 +47,8 @@ def test_estimate_reads_stdin_and_prints_a_table(loaded_catalog, monkeypatch, ca
     call_command("estimate", "-", format="table")
     out = capsys.readouterr().out
     assert "memory per device" in out and "bottleneck" in out
+    # Llama 2 trained 7B-70B models at 4M tokens a step: 2,048 sequences of 2,048.
+    assert "global batch             2,048 sequences, 4M tokens a step (chosen" in out
 
 
 @pytest.mark.parametrize(

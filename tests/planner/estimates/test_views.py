@@ -66,6 +66,29 @@ def test_full_get_shows_the_numbers_the_memory_bar_and_the_eta_table(client, loa
     assert "fits" in body and "does not fit" not in body
 
 
+def test_training_shows_the_global_batch_it_chose_and_why(client, loaded_catalog):
+    response = client.get(URL, LLAMA_8B_ON_8_H100)  # no global batch given
+    body = response.content.decode()
+    batch = response.context["answer"]["batch"]
+    assert batch["chosen"] and batch["global_batch"] == 2048  # 4M tokens of 2,048: Llama 2
+    assert "Global batch (sequences)" in body and "chosen with the layout" in body
+    assert "4M tokens a step" in body
+    reason = response.context["answer"]["explanations"]["global_batch"]
+    assert reason.startswith("2,048 sequences of 2,048 tokens") and "Touvron et al. 2023" in reason
+    assert reason in body
+
+    given = client.get(URL, {**LLAMA_8B_ON_8_H100, "global_batch": "512"})
+    assert given.context["answer"]["batch"]["global_batch"] == 512
+    assert "as given" in given.content.decode()
+
+
+def test_the_global_batch_and_its_reason_read_in_chinese(client, loaded_catalog):
+    client.cookies["django_language"] = "zh-hans"
+    body = client.get(URL, LLAMA_8B_ON_8_H100).content.decode()
+    assert "全局批次" in body and "与并行布局一起选定" in body
+    assert "每步 2,048 条序列" in body and "请给出 global_batch" in body
+
+
 def test_model_too_big_for_the_card_is_marked_as_not_fitting_with_a_warning(client, loaded_catalog):
     # Llama 3 70B weights alone are 131 GiB in bf16, far beyond one 24 GiB RTX 4090.
     query = LLAMA_8B_ON_8_H100 | {
