@@ -310,6 +310,10 @@ TEMPLATES: dict[str, str] = {
     "failure.no_fabric_ports": _(
         "{server} has no compute-fabric ports: it cannot be one of several servers"
     ),
+    "fabric.from_server": _(
+        "no fabric named: the server's {ports} x {port_gbps:g} Gbit/s NIC ports give its "
+        "{accelerators} accelerators {per_card_gbps:g} Gbit/s each"
+    ),
     "fabric.fewer_ports": _(
         "{ports} x {port_gbps:g} Gbit/s NIC ports for {accelerators} accelerators give "
         "{per_card_gbps:g} Gbit/s each, under the fabric's {fabric_gbps:g}"

@@ -233,5 +233,6 @@ def plan_question(
         objective=question.objective,
         currency=currency,
         fabric_radix=_switch_radix(workload.fabric.name),
+        fabric_given=question.workload.fabric is not None,
     )
     return engine_question, currency, question.limit

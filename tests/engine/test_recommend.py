@@ -123,6 +123,14 @@ def test_fewer_nic_ports_than_cards_narrow_the_fabric_and_say_so():
     assert build_fabric(fabric, two_ports, nodes=1, per_node=8) == (fabric, None)
 
 
+def test_without_a_fabric_named_the_servers_own_ports_are_the_network():
+    fabric = FabricSpec(per_gpu_gb_s=25.0)  # the default 200 Gbit/s
+    widened, note = build_fabric(fabric, HGX, nodes=2, per_node=8, given=False)
+    # 8 x 400 Gbit/s for 8 cards: 400 Gbit/s, 50 GB/s each.
+    assert widened.per_gpu_gb_s == pytest.approx(50.0)
+    assert note.code == "fabric.from_server" and note.params["per_card_gbps"] == pytest.approx(400)
+
+
 def test_a_partly_filled_server_draws_its_base_load_and_its_cards():
     server = dataclasses.replace(HGX, max_power_kw=10.2, base_power_w=4600)
     ranking = recommend(PlanQuestion(LLAMA3_8B_TRAIN, CARDS, (server,), max_count=8))

@@ -126,14 +126,25 @@ def server_counts(question: PlanQuestion, server: ServerOption) -> list[tuple[in
 
 
 def build_fabric(
-    fabric: FabricSpec, server: ServerOption, *, nodes: int, per_node: int
+    fabric: FabricSpec, server: ServerOption, *, nodes: int, per_node: int, given: bool = True
 ) -> tuple[FabricSpec, Message | None]:
-    """The scale-out network as one accelerator of this build sees it: the fabric's port per
-    accelerator, or less where the server has fewer NIC ports than accelerators (2 x 400 Gbit/s
-    on a box of 8 cards is 100 Gbit/s each). None of it matters inside one server."""
+    """The scale-out network as one accelerator of this build sees it. A fabric the workload
+    names is the most each card gets, less where the server has fewer NIC ports than cards
+    (2 x 400 Gbit/s on a box of 8 cards is 100 Gbit/s each); with none named, the server's own
+    ports are the network (8 x 400 Gbit/s on an HGX H100 box: 400 Gbit/s each). None of it
+    matters inside one server."""
     if nodes == 1 or server.nic_ports <= 0:
         return fabric, None
     per_card_gb_s = server.nic_ports * server.nic_gbps / 8 / per_node
+    if not given:
+        note = message(
+            "fabric.from_server",
+            ports=server.nic_ports,
+            port_gbps=server.nic_gbps,
+            accelerators=per_node,
+            per_card_gbps=per_card_gb_s * 8,
+        )
+        return dataclasses.replace(fabric, per_gpu_gb_s=per_card_gb_s), note
     if per_card_gb_s >= fabric.per_gpu_gb_s:
         return fabric, None
     note = message(
@@ -288,7 +299,11 @@ def _one_build(
         ), None
     precision, native = precision_for(question.workload, option.spec)
     fabric, fabric_note = build_fabric(
-        question.workload.fabric, server, nodes=nodes, per_node=per_node
+        question.workload.fabric,
+        server,
+        nodes=nodes,
+        per_node=per_node,
+        given=question.fabric_given,
     )
     answer = _build_answer(
         question,

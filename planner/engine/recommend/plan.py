@@ -71,6 +71,7 @@ class PlanQuestion:
     prices: PriceList = field(default_factory=PriceList)  # in the plan's currency
     utilisation: float | None = None  # share of the horizon the fleet is busy; None: derived
     fabric_radix: int | None = None  # ports per switch of the workload's fabric
+    fabric_given: bool = True  # False: each server's own NIC ports are the network
     objective: str = "cost"  # recommend.ranking.OBJECTIVES
     currency: str = "USD"  # what the prices were converted to; named in sentences
 
