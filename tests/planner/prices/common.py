@@ -4,12 +4,10 @@ import csv
 import io
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from planner.prices.csv_rows import CSV_COLUMNS
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-PASSWORD = "quote-and-compare-42"
 # A quote for eight MI300X cards' worth, entered by hand.
 PRICE_FORM = {
     "kind": "purchase",
@@ -34,12 +32,6 @@ PRICE_FORM = {
     "fabric": "",
 }
 HEADER = ",".join(CSV_COLUMNS)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def upload(data: bytes, name: str = "prices.csv") -> SimpleUploadedFile:

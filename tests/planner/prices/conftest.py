@@ -1,6 +1,6 @@
-"""Alpha's people (a viewer, a planner, a facility engineer and an admin) keep a price book; an
-outsider, a planner on team Beta, must not learn what Alpha pays. The catalog holds one card,
-the MI300X, with a public reference price."""
+"""The shared cast (tests/cast.py): Alpha's viewer, planner, facility engineer and admin keep a
+price book; the outsider, a planner on team Beta, must not learn what Alpha pays. The catalog
+holds one card, the MI300X, with a public reference price."""
 
 import datetime as dt
 from decimal import Decimal
@@ -9,33 +9,19 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import Role
-from accounts.services import team_get_or_create, user_create
 from planner.models import Price
 from planner.prices.services import price_create
 from tests.factories import AcceleratorFactory
-from tests.planner.prices.common import PASSWORD
 
 
 @pytest.fixture
-def alpha():
-    return team_get_or_create(name="Alpha")
+def alpha(cast):
+    return cast.team
 
 
 @pytest.fixture
-def beta():
-    return team_get_or_create(name="Beta")
-
-
-@pytest.fixture
-def people(alpha, beta):
-    users = {
-        role: user_create(username=role, password=PASSWORD, role=role, team=alpha)
-        for role in Role.values
-    }
-    users["outsider"] = user_create(
-        username="outsider", password=PASSWORD, role=Role.PLANNER, team=beta
-    )
-    return users
+def beta(cast):
+    return cast.other_team
 
 
 @pytest.fixture
@@ -59,12 +45,12 @@ def reference_price(card):
 
 
 @pytest.fixture
-def quote(alpha, people, card):
+def quote(alpha, cast, card):
     """Alpha's own quote for the same card, two weeks old, valid for three months."""
     today = timezone.localdate()
     return price_create(
         team=alpha,
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         kind="purchase",
         item_kind="accelerator",
         accelerator=card,

@@ -5,7 +5,6 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from accounts.services import token_create
 from planner.models import Price
 
 pytestmark = pytest.mark.django_db
@@ -26,13 +25,6 @@ NEW_RATE = {
 }
 
 
-def api_as(user) -> APIClient:
-    _, key = token_create(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
 def read(client: APIClient, url: str) -> dict:
     response = client.get(url)
     assert response.status_code == 200, response.content
@@ -40,8 +32,8 @@ def read(client: APIClient, url: str) -> dict:
 
 
 @pytest.fixture
-def planner(people):
-    return api_as(people[Role.PLANNER])
+def planner(cast):
+    return cast.api(cast[Role.PLANNER])
 
 
 def test_anonymous_requests_get_401(quote):
@@ -49,30 +41,28 @@ def test_anonymous_requests_get_401(quote):
         assert getattr(APIClient(), method)(url).status_code == 401
 
 
-def test_a_team_reads_its_prices_and_the_reference_and_never_anothers(
-    people, quote, reference_price
-):
-    own = api_as(people[Role.VIEWER]).get(PRICES).json()
+def test_a_team_reads_its_prices_and_the_reference_and_never_anothers(cast, quote, reference_price):
+    own = cast.api(cast[Role.VIEWER]).get(PRICES).json()
     assert {row["id"] for row in own["results"]} == {quote.pk, reference_price.pk}
-    outsider = api_as(people["outsider"])
+    outsider = cast.api(cast["outsider"])
     assert [row["id"] for row in outsider.get(PRICES).json()["results"]] == [reference_price.pk]
     assert outsider.get(f"{PRICES}{quote.pk}/").status_code == 404
     assert outsider.get(f"{PRICES}{quote.pk}/history/").status_code == 404
 
 
-def test_a_price_reads_with_its_provenance_and_age(people, quote, reference_price):
-    body = api_as(people[Role.VIEWER]).get(f"{PRICES}{reference_price.pk}/").json()
+def test_a_price_reads_with_its_provenance_and_age(cast, quote, reference_price):
+    body = cast.api(cast[Role.VIEWER]).get(f"{PRICES}{reference_price.pk}/").json()
     assert body["accelerator"] == "amd-mi300x" and body["amount"] == "15000.000000"
     assert (body["team"], body["is_reference"]) == (None, True)
     assert body["source"] == "https://huggingface.co/hardware/mi300"
     assert (body["stale"], body["expired"]) == (False, False)
-    mine = api_as(people[Role.VIEWER]).get(f"{PRICES}{quote.pk}/").json()
+    mine = cast.api(cast[Role.VIEWER]).get(f"{PRICES}{quote.pk}/").json()
     assert (mine["team"], mine["is_reference"]) == ("Alpha", False)
 
 
 @pytest.mark.parametrize("role", [Role.VIEWER, Role.FACILITY])
-def test_viewers_and_facility_write_nothing(people, quote, card, role):
-    client = api_as(people[role])
+def test_viewers_and_facility_write_nothing(cast, quote, card, role):
+    client = cast.api(cast[role])
     url = f"{PRICES}{quote.pk}/"
     assert client.post(PRICES, NEW_RATE, format="json").status_code == 403
     assert client.patch(url, {"notes": "x"}, format="json", **read(client, url)).status_code == 403
@@ -120,7 +110,7 @@ def test_invalid_bodies_are_400_naming_the_field(planner, card):
     assert not Price.objects.exists()
 
 
-def test_a_reference_price_is_copied_not_changed(planner, people, alpha, reference_price):
+def test_a_reference_price_is_copied_not_changed(planner, cast, alpha, reference_price):
     url = f"{PRICES}{reference_price.pk}/"
     refused = planner.patch(url, {"amount": "1"}, format="json", **read(planner, url))
     assert refused.status_code == 403
@@ -137,13 +127,13 @@ def test_a_reference_price_is_copied_not_changed(planner, people, alpha, referen
         reference_price.pk,
     )
     assert body["accelerator"] == "amd-mi300x"
-    admin = api_as(people[Role.ADMIN])
+    admin = cast.api(cast[Role.ADMIN])
     changed = admin.patch(url, {"notes": "checked"}, format="json", **read(admin, url))
     assert changed.status_code == 200
 
 
-def test_the_list_takes_the_pages_filters(people, quote, reference_price):
-    client = api_as(people[Role.VIEWER])
+def test_the_list_takes_the_pages_filters(cast, quote, reference_price):
+    client = cast.api(cast[Role.VIEWER])
     ids = lambda query: [row["id"] for row in client.get(f"{PRICES}?{query}").json()["results"]]  # noqa: E731
     assert ids("owner=reference") == [reference_price.pk]
     assert ids("owner=team&currency=USD") == [quote.pk]
@@ -152,10 +142,10 @@ def test_the_list_takes_the_pages_filters(people, quote, reference_price):
     assert client.get(f"{PRICES}?age=ancient").status_code == 400
 
 
-def test_history_lists_every_version(planner, quote):
+def test_history_lists_every_version(cast, planner, quote):
     url = f"{PRICES}{quote.pk}/"
     planner.patch(url, {"notes": "called back"}, format="json", **read(planner, url))
     history = planner.get(f"{url}history/").json()["results"]
     assert [entry["kind"] for entry in history] == ["changed", "created"]
     assert history[0]["changes"] == [{"field": "notes", "old": "", "new": "called back"}]
-    assert history[0]["who"] == "planner"
+    assert history[0]["who"] == cast.planner.username

@@ -54,20 +54,20 @@ def fabric():
     return FabricFactory(slug="ib-ndr-400", name="InfiniBand NDR")
 
 
-def test_a_good_file_previews_every_row_and_imports_them_all(alpha, people, card, fabric):
+def test_a_good_file_previews_every_row_and_imports_them_all(alpha, cast, card, fabric):
     data = csv_of(RENT, SWITCH_PORT)
     preview = price_csv_preview(team=alpha, data=data)
     assert preview.ok and preview.actions == {"add": 2, "change": 0, "unchanged": 0}
     assert not Price.objects.exists()  # the preview saves nothing
 
-    price_import_csv(team=alpha, user=people[Role.PLANNER], data=data, expected_versions={})
+    price_import_csv(team=alpha, user=cast[Role.PLANNER], data=data, expected_versions={})
     port = Price.objects.get(item_kind="switch_port")
     assert (port.team, port.fabric, port.amount, port.currency) == (alpha, fabric, 1200, "CNY")
-    assert port.created_by == people[Role.PLANNER]
+    assert port.created_by == cast[Role.PLANNER]
     assert Price.objects.get(kind="rent").terms == "reserved_1y"
 
 
-def test_one_bad_row_refuses_the_whole_file_naming_line_and_field(alpha, people, card, fabric):
+def test_one_bad_row_refuses_the_whole_file_naming_line_and_field(alpha, cast, card, fabric):
     data = csv_of(
         RENT,
         {**SWITCH_PORT, "amount": "-3"},
@@ -84,9 +84,7 @@ def test_one_bad_row_refuses_the_whole_file_naming_line_and_field(alpha, people,
     assert "terms" in errors[5]
     assert errors[6] == {"price_date": ["'15/10/2026' is not a date (YYYY-MM-DD)"]}
 
-    result = price_import_csv(
-        team=alpha, user=people[Role.PLANNER], data=data, expected_versions={}
-    )
+    result = price_import_csv(team=alpha, user=cast[Role.PLANNER], data=data, expected_versions={})
     assert not result.ok
     assert not Price.objects.exists()  # not even the good first row
 
@@ -120,7 +118,7 @@ def test_rows_past_the_cap_refuse_the_file(alpha, card, monkeypatch):
     assert preview.errors == ["More than 2 rows; split the file."]
 
 
-def test_an_id_changes_only_a_price_of_the_importing_team(alpha, beta, people, quote, card):
+def test_an_id_changes_only_a_price_of_the_importing_team(alpha, beta, cast, quote, card):
     other_team = price_csv_preview(team=beta, data=csv_of({**RENT, "id": quote.pk}))
     assert other_team.rows[0].errors["id"][0].startswith(f"no price {quote.pk} among")
     twice = price_csv_preview(
@@ -129,7 +127,7 @@ def test_an_id_changes_only_a_price_of_the_importing_team(alpha, beta, people, q
     assert twice.rows[1].errors["id"] == ["also on line 2"]
 
 
-def test_an_import_checks_the_versions_its_preview_showed(alpha, people, quote):
+def test_an_import_checks_the_versions_its_preview_showed(alpha, cast, quote):
     exported = price_export_csv(prices=[quote]).replace("12500", "12000").encode()
     preview = price_csv_preview(team=alpha, data=exported)
     assert preview.versions == {str(quote.pk): 1}
@@ -138,13 +136,13 @@ def test_an_import_checks_the_versions_its_preview_showed(alpha, people, quote):
     # Someone changes the quote between the preview and the import.
     price_update(
         price=Price.objects.get(pk=quote.pk),
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         notes="renegotiated",
     )
     with pytest.raises(StaleVersionError):
         price_import_csv(
             team=alpha,
-            user=people[Role.PLANNER],
+            user=cast[Role.PLANNER],
             data=exported,
             expected_versions=preview.versions,
         )
@@ -152,7 +150,7 @@ def test_an_import_checks_the_versions_its_preview_showed(alpha, people, quote):
 
 
 def test_an_export_imports_back_as_the_same_prices_changing_nothing(
-    alpha, people, quote, reference_price
+    alpha, cast, quote, reference_price
 ):
     exported = price_export_csv(prices=[quote, reference_price])
     rows = list(csv.reader(io.StringIO(exported)))
@@ -165,12 +163,12 @@ def test_an_export_imports_back_as_the_same_prices_changing_nothing(
     preview = price_csv_preview(team=alpha, data=own)
     assert preview.actions == {"add": 0, "change": 0, "unchanged": 1}
     price_import_csv(
-        team=alpha, user=people[Role.PLANNER], data=own, expected_versions=preview.versions
+        team=alpha, user=cast[Role.PLANNER], data=own, expected_versions=preview.versions
     )
     assert Price.objects.get(pk=quote.pk).version == 1  # nothing was written
 
 
-def test_export_quotes_cells_a_spreadsheet_would_run(alpha, people, card):
+def test_export_quotes_cells_a_spreadsheet_would_run(alpha, cast, card):
     price = Price.objects.create(
         team=alpha,
         kind="purchase",

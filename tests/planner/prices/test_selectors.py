@@ -22,32 +22,30 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_team_sees_its_own_prices_and_the_reference_list_never_anothers(
-    people, quote, reference_price
+    cast, quote, reference_price
 ):
-    alpha_sees = set(price_visible_to(people[Role.VIEWER]))
+    alpha_sees = set(price_visible_to(cast[Role.VIEWER]))
     assert alpha_sees == {quote, reference_price}
-    assert set(price_visible_to(people["outsider"])) == {reference_price}
-    assert set(price_visible_to(people[Role.ADMIN])) == {quote, reference_price}
+    assert set(price_visible_to(cast["outsider"])) == {reference_price}
+    assert set(price_visible_to(cast[Role.ADMIN])) == {quote, reference_price}
 
 
-def test_only_planners_of_the_team_and_admins_may_change_a_price(people, quote, reference_price):
-    assert set(price_editable_by(people[Role.PLANNER])) == {quote}
-    assert not price_editable_by(people[Role.FACILITY]).exists()
-    assert not price_editable_by(people[Role.VIEWER]).exists()
-    assert not price_editable_by(people["outsider"]).exists()
-    assert set(price_editable_by(people[Role.ADMIN])) == {quote, reference_price}
+def test_only_planners_of_the_team_and_admins_may_change_a_price(cast, quote, reference_price):
+    assert set(price_editable_by(cast[Role.PLANNER])) == {quote}
+    assert not price_editable_by(cast[Role.FACILITY]).exists()
+    assert not price_editable_by(cast[Role.VIEWER]).exists()
+    assert not price_editable_by(cast["outsider"]).exists()
+    assert set(price_editable_by(cast[Role.ADMIN])) == {quote, reference_price}
 
 
-def test_a_teams_quote_changes_that_teams_book_and_not_anothers(
-    alpha, beta, people, reference_price
-):
+def test_a_teams_quote_changes_that_teams_book_and_not_anothers(alpha, beta, cast, reference_price):
     before_alpha = price_book(team=alpha).purchase("accelerator", "amd-mi300x")
     assert before_alpha.id == reference_price.pk and before_alpha.is_reference
 
     quote = price_copy(
         price=reference_price,
         team=alpha,
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         amount=Decimal("12500"),
         price_date=timezone.localdate(),
         source="quote from Example Systems, ref Q-2026-118",
@@ -61,7 +59,7 @@ def test_a_teams_quote_changes_that_teams_book_and_not_anothers(
     assert price_book(team=None).purchase("accelerator", "amd-mi300x").id == reference_price.pk
 
 
-def test_a_price_past_its_validity_warns_and_gives_way(alpha, people, quote, reference_price):
+def test_a_price_past_its_validity_warns_and_gives_way(alpha, cast, quote, reference_price):
     after_expiry = quote.valid_until + dt.timedelta(days=1)
     age = price_age(quote, on=after_expiry)
     assert age.expired and not age.stale
@@ -84,14 +82,14 @@ def test_a_price_older_than_a_year_is_stale(quote):
     assert price_age(quote, on=a_year_on + dt.timedelta(days=1)).stale
 
 
-def test_retired_and_future_prices_take_no_part(alpha, people, quote, reference_price):
+def test_retired_and_future_prices_take_no_part(alpha, cast, quote, reference_price):
     assert (
         price_book(team=alpha, on=quote.price_date - dt.timedelta(days=1))
         .purchase("accelerator", "amd-mi300x")
         .id
         == reference_price.pk
     )  # the quote was not made yet
-    price_retire(price=quote, user=people[Role.PLANNER])
+    price_retire(price=quote, user=cast[Role.PLANNER])
     assert price_book(team=alpha).purchase("accelerator", "amd-mi300x").id == reference_price.pk
 
 
@@ -116,12 +114,12 @@ def test_the_shipped_list_gives_the_cheapest_on_demand_rate_with_its_provider(
     assert book.rent("huawei-ascend-910b") is None
 
 
-def test_a_teams_negotiated_rate_wins_for_that_team_only(reference_prices, alpha, beta, people):
+def test_a_teams_negotiated_rate_wins_for_that_team_only(reference_prices, alpha, beta, cast):
     public = Price.objects.get(reference_key="rent-aws-us-east-1-p5.48xlarge-on-demand")
     price_copy(
         price=public,
         team=alpha,
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         amount=Decimal("4.20"),
         price_date=dt.date(2026, 11, 1),
         source="quote from AWS, ref EDP-2026",
@@ -129,7 +127,5 @@ def test_a_teams_negotiated_rate_wins_for_that_team_only(reference_prices, alpha
     on = dt.date(2026, 12, 3)
     assert price_book(team=alpha, on=on).rent("nvidia-h100-sxm5-80gb").amount == Decimal("4.20")
     assert price_book(team=beta, on=on).rent("nvidia-h100-sxm5-80gb").provider == "Vast.ai"
-    price_update(
-        price=Price.objects.get(team=alpha), user=people[Role.PLANNER], terms="reserved_1y"
-    )
+    price_update(price=Price.objects.get(team=alpha), user=cast[Role.PLANNER], terms="reserved_1y")
     assert price_book(team=alpha, on=on).rent("nvidia-h100-sxm5-80gb").provider == "Vast.ai"

@@ -16,10 +16,10 @@ from planner.versioning import StaleVersionError
 pytestmark = pytest.mark.django_db
 
 
-def test_a_new_price_belongs_to_the_team_and_records_who_made_it(alpha, people, card):
+def test_a_new_price_belongs_to_the_team_and_records_who_made_it(alpha, cast, card):
     price = price_create(
         team=alpha,
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         kind="rent",
         item_kind="accelerator",
         accelerator=card,
@@ -32,12 +32,12 @@ def test_a_new_price_belongs_to_the_team_and_records_who_made_it(alpha, people, 
         instance_name="GPU Droplet MI300X (1x)",
         accelerators_per_instance=1,
     )
-    assert (price.team, price.created_by, price.version) == (alpha, people[Role.PLANNER], 1)
+    assert (price.team, price.created_by, price.version) == (alpha, cast[Role.PLANNER], 1)
     assert history_of(price)[0]["kind"] == "created"
 
 
-def test_an_update_from_an_older_copy_is_refused_and_writes_nothing(quote, people):
-    planner = people[Role.PLANNER]
+def test_an_update_from_an_older_copy_is_refused_and_writes_nothing(quote, cast):
+    planner = cast[Role.PLANNER]
     mine, theirs = Price.objects.get(pk=quote.pk), Price.objects.get(pk=quote.pk)
     price_update(price=theirs, user=planner, amount=Decimal("12000"))
     with pytest.raises(StaleVersionError) as refused:
@@ -47,29 +47,29 @@ def test_an_update_from_an_older_copy_is_refused_and_writes_nothing(quote, peopl
     assert (saved.amount, saved.version) == (Decimal("12000"), 2)
 
 
-def test_a_reference_price_is_read_only_except_for_admins(reference_price, people):
+def test_a_reference_price_is_read_only_except_for_admins(reference_price, cast):
     with pytest.raises(PermissionDenied):
-        price_update(price=reference_price, user=people[Role.PLANNER], amount=Decimal("1"))
+        price_update(price=reference_price, user=cast[Role.PLANNER], amount=Decimal("1"))
     with pytest.raises(PermissionDenied):
-        price_retire(price=reference_price, user=people[Role.PLANNER])
+        price_retire(price=reference_price, user=cast[Role.PLANNER])
     assert Price.objects.get(pk=reference_price.pk).amount == Decimal("15000")
 
-    price_update(price=reference_price, user=people[Role.ADMIN], amount=Decimal("14000"))
+    price_update(price=reference_price, user=cast[Role.ADMIN], amount=Decimal("14000"))
     assert Price.objects.get(pk=reference_price.pk).amount == Decimal("14000")
 
 
-def test_another_teams_price_cannot_be_changed_through_the_service(quote, people):
+def test_another_teams_price_cannot_be_changed_through_the_service(quote, cast):
     with pytest.raises(PermissionDenied):
-        price_update(price=quote, user=people["outsider"], amount=Decimal("1"))
+        price_update(price=quote, user=cast["outsider"], amount=Decimal("1"))
     with pytest.raises(PermissionDenied):
-        price_copy(price=quote, team=people["outsider"].profile.team, user=people["outsider"])
+        price_copy(price=quote, team=cast["outsider"].profile.team, user=cast["outsider"])
 
 
-def test_a_copy_of_a_reference_price_becomes_the_teams_own_quote(reference_price, alpha, people):
+def test_a_copy_of_a_reference_price_becomes_the_teams_own_quote(reference_price, alpha, cast):
     quote = price_copy(
         price=reference_price,
         team=alpha,
-        user=people[Role.PLANNER],
+        user=cast[Role.PLANNER],
         amount=Decimal("13100"),
         source="quote from Example Systems, ref Q-77",
     )
@@ -82,8 +82,8 @@ def test_a_copy_of_a_reference_price_becomes_the_teams_own_quote(reference_price
     assert Price.objects.get(pk=reference_price.pk).amount == Decimal("15000")  # untouched
 
 
-def test_a_retired_price_stays_with_its_history_and_cannot_change(quote, people):
-    planner = people[Role.PLANNER]
+def test_a_retired_price_stays_with_its_history_and_cannot_change(quote, cast):
+    planner = cast[Role.PLANNER]
     price_retire(price=quote, user=planner)
     saved = Price.objects.get(pk=quote.pk)
     assert saved.retired_at is not None and saved.version == 2
@@ -91,8 +91,8 @@ def test_a_retired_price_stays_with_its_history_and_cannot_change(quote, people)
         price_update(price=saved, user=planner, amount=Decimal("1"))
 
 
-def test_retiring_from_an_older_copy_is_refused(quote, people):
-    planner = people[Role.PLANNER]
+def test_retiring_from_an_older_copy_is_refused(quote, cast):
+    planner = cast[Role.PLANNER]
     stale = Price.objects.get(pk=quote.pk)
     price_update(price=quote, user=planner, amount=Decimal("12000"))
     with pytest.raises(StaleVersionError):
@@ -100,8 +100,8 @@ def test_retiring_from_an_older_copy_is_refused(quote, people):
     assert Price.objects.get(pk=quote.pk).retired_at is None
 
 
-def test_history_records_every_change_with_who_and_what(quote, people):
-    planner = people[Role.PLANNER]
+def test_history_records_every_change_with_who_and_what(quote, cast):
+    planner = cast[Role.PLANNER]
     price_update(price=quote, user=planner, amount=Decimal("12000"))
     price_update(price=quote, user=planner, valid_until=dt.date(2027, 3, 31))
     price_retire(price=quote, user=planner)

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 from planner.models import Price
-from tests.planner.prices.common import PRICE_FORM, client_for
+from tests.planner.prices.common import PRICE_FORM
 
 pytestmark = pytest.mark.django_db
 
@@ -27,8 +27,8 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, quote, name):
 
 
 @pytest.mark.parametrize("role", [Role.VIEWER, Role.FACILITY])
-def test_viewers_and_facility_read_every_page_but_write_nothing(people, quote, card, role):
-    client = client_for(people[role])
+def test_viewers_and_facility_read_every_page_but_write_nothing(cast, quote, card, role):
+    client = cast.browser(cast[role])
     for name in READ_PAGES:
         assert client.get(page_url(name, quote)).status_code == 200, name
     for name in WRITE_PAGES:
@@ -41,14 +41,14 @@ def test_viewers_and_facility_read_every_page_but_write_nothing(people, quote, c
 
 
 @pytest.mark.parametrize("role", [Role.PLANNER, Role.ADMIN])
-def test_planners_and_admins_reach_every_page(people, quote, role):
-    client = client_for(people[role])
+def test_planners_and_admins_reach_every_page(cast, quote, role):
+    client = cast.browser(cast[role])
     for name in READ_PAGES + WRITE_PAGES:
         assert client.get(page_url(name, quote)).status_code == 200, name
 
 
-def test_another_teams_price_is_not_found_and_not_listed(people, quote):
-    client = client_for(people["outsider"])
+def test_another_teams_price_is_not_found_and_not_listed(cast, quote):
+    client = cast.browser(cast["outsider"])
     for name in ["price_detail", "price_edit", "price_copy"]:
         assert client.get(page_url(name, quote)).status_code == 404, name
     assert client.post(page_url("price_retire", quote), {"version": "1"}).status_code == 404
@@ -59,8 +59,8 @@ def test_another_teams_price_is_not_found_and_not_listed(people, quote):
     assert Price.objects.get(pk=quote.pk).retired_at is None
 
 
-def test_a_reference_price_can_be_copied_but_only_an_admin_edits_it(people, reference_price):
-    planner = client_for(people[Role.PLANNER])
+def test_a_reference_price_can_be_copied_but_only_an_admin_edits_it(cast, reference_price):
+    planner = cast.browser(cast[Role.PLANNER])
     detail = planner.get(reference_price.get_absolute_url()).content.decode()
     assert reverse("planner:price_copy", args=[reference_price.pk]) in detail
     assert reverse("planner:price_edit", args=[reference_price.pk]) not in detail
@@ -69,10 +69,10 @@ def test_a_reference_price_can_be_copied_but_only_an_admin_edits_it(people, refe
         planner.post(page_url("price_retire", reference_price), {"version": "1"}).status_code == 403
     )
 
-    admin = client_for(people[Role.ADMIN])
+    admin = cast.browser(cast[Role.ADMIN])
     assert admin.get(page_url("price_edit", reference_price)).status_code == 200
 
 
-def test_the_navigation_links_to_the_prices(people):
-    body = client_for(people[Role.VIEWER]).get(reverse("home")).content.decode()
+def test_the_navigation_links_to_the_prices(cast):
+    body = cast.browser(cast[Role.VIEWER]).get(reverse("home")).content.decode()
     assert f'href="{reverse("planner:price_list")}"' in body

@@ -13,7 +13,7 @@ from planner.models import Price
 from planner.prices.csv_rows import CSV_COLUMNS
 from planner.prices.services import price_update
 from planner.prices.views import csv_files
-from tests.planner.prices.common import client_for, csv_of, upload
+from tests.planner.prices.common import csv_of, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -31,8 +31,8 @@ RACK = {
 }
 
 
-def test_a_good_file_is_previewed_first_and_imported_on_confirmation(people, alpha):
-    client = client_for(people[Role.PLANNER])
+def test_a_good_file_is_previewed_first_and_imported_on_confirmation(cast, alpha):
+    client = cast.browser(cast[Role.PLANNER])
     preview = client.post(IMPORT, {"file": upload(csv_of(RACK))})
     body = preview.content.decode()
     assert "Every row is valid: 1 to add, 0 to change, 0 already as saved." in body
@@ -49,9 +49,9 @@ def test_a_good_file_is_previewed_first_and_imported_on_confirmation(people, alp
     assert client.post(IMPORT, {"token": token}).status_code == 400  # spent
 
 
-def test_a_bad_file_is_refused_whole_naming_line_and_field(people):
+def test_a_bad_file_is_refused_whole_naming_line_and_field(cast):
     data = csv_of(RACK, {**RACK, "item_name": ""}, {**RACK, "amount": "lots"})
-    response = client_for(people[Role.PLANNER]).post(IMPORT, {"file": upload(data)})
+    response = cast.browser(cast[Role.PLANNER]).post(IMPORT, {"file": upload(data)})
     body = response.content.decode()
     assert response.context["token"] is None and "Import 3 rows" not in body
     assert "2 rows have problems; fix the file and upload it again." in body
@@ -64,28 +64,26 @@ def test_a_bad_file_is_refused_whole_naming_line_and_field(people):
     assert not Price.objects.exists()
 
 
-def test_an_upload_token_is_good_only_in_the_session_that_checked_it(people):
-    planner = client_for(people[Role.PLANNER])
+def test_an_upload_token_is_good_only_in_the_session_that_checked_it(cast):
+    planner = cast.browser(cast[Role.PLANNER])
     token = planner.post(IMPORT, {"file": upload(csv_of(RACK))}).context["token"]
-    assert client_for(people["outsider"]).post(IMPORT, {"token": token}).status_code == 400
+    assert cast.browser(cast["outsider"]).post(IMPORT, {"token": token}).status_code == 400
     assert not Price.objects.exists()
 
 
-def test_a_change_between_preview_and_import_imports_nothing(people, quote):
-    client = client_for(people[Role.PLANNER])
+def test_a_change_between_preview_and_import_imports_nothing(cast, quote):
+    client = cast.browser(cast[Role.PLANNER])
     exported = client.get(EXPORT).content.replace(b"12500", b"12000")
     token = client.post(IMPORT, {"file": upload(exported)}).context["token"]
-    price_update(price=Price.objects.get(pk=quote.pk), user=people[Role.ADMIN], notes="new")
+    price_update(price=Price.objects.get(pk=quote.pk), user=cast[Role.ADMIN], notes="new")
     response = client.post(IMPORT, {"token": token})
     assert response.status_code == 409
     assert "nothing was imported" in response.content.decode()
     assert Price.objects.get(pk=quote.pk).amount == 12500
 
 
-def test_exports_are_csv_attachments_of_the_team_or_of_the_reference(
-    people, quote, reference_price
-):
-    client = client_for(people[Role.VIEWER])
+def test_exports_are_csv_attachments_of_the_team_or_of_the_reference(cast, quote, reference_price):
+    client = cast.browser(cast[Role.VIEWER])
     team = client.get(EXPORT)
     assert team["Content-Type"] == "text/csv; charset=utf-8"
     assert team["Content-Disposition"] == 'attachment; filename="alpha-prices.csv"'
@@ -97,8 +95,8 @@ def test_exports_are_csv_attachments_of_the_team_or_of_the_reference(
     assert len(rows) == 2 and rows[1][0] == "" and rows[1][3] == "amd-mi300x"
 
 
-def test_the_reference_export_imports_as_the_teams_own_prices(people, alpha, reference_price):
-    client = client_for(people[Role.PLANNER])
+def test_the_reference_export_imports_as_the_teams_own_prices(cast, alpha, reference_price):
+    client = cast.browser(cast[Role.PLANNER])
     exported = client.get(f"{EXPORT}?which=reference").content
     token = client.post(IMPORT, {"file": upload(exported)}).context["token"]
     client.post(IMPORT, {"token": token})
@@ -110,8 +108,8 @@ def test_the_reference_export_imports_as_the_teams_own_prices(people, alpha, ref
     )
 
 
-def test_pending_uploads_in_the_session_are_capped(people):
-    client = client_for(people[Role.PLANNER])
+def test_pending_uploads_in_the_session_are_capped(cast):
+    client = cast.browser(cast[Role.PLANNER])
     tokens = [
         client.post(IMPORT, {"file": upload(csv_of(RACK))}).context["token"] for _ in range(4)
     ]

@@ -10,25 +10,25 @@ from accounts.roles import Role
 from planner.history import history_of
 from planner.models import Price
 from planner.prices.services import price_update
-from tests.planner.prices.common import HTMX, PRICE_FORM, client_for, form_of
+from tests.planner.prices.common import HTMX, PRICE_FORM, form_of
 
 pytestmark = pytest.mark.django_db
 
 CREATE = reverse("planner:price_create")
 
 
-def test_a_planner_adds_a_quote_to_the_teams_prices(people, alpha, card):
-    response = client_for(people[Role.PLANNER]).post(CREATE, {**PRICE_FORM, "accelerator": card.pk})
+def test_a_planner_adds_a_quote_to_the_teams_prices(cast, alpha, card):
+    response = cast.browser(cast[Role.PLANNER]).post(CREATE, {**PRICE_FORM, "accelerator": card.pk})
     price = Price.objects.get()
     assert response.status_code == 302 and response["Location"] == price.get_absolute_url()
-    assert (price.team, price.created_by, price.amount) == (alpha, people[Role.PLANNER], 12500)
+    assert (price.team, price.created_by, price.amount) == (alpha, cast[Role.PLANNER], 12500)
     assert str(price.support_share_per_year) == "0.1500"
     entry = history_of(price)[0]
-    assert (entry["kind"], entry["who"]) == ("created", "planner")
+    assert (entry["kind"], entry["who"]) == ("created", cast.planner.username)
 
 
-def test_inline_validation_answers_the_form_alone_with_errors_and_saves_nothing(people, card):
-    client = client_for(people[Role.PLANNER])
+def test_inline_validation_answers_the_form_alone_with_errors_and_saves_nothing(cast, card):
+    client = cast.browser(cast[Role.PLANNER])
     response = client.post(
         CREATE,
         {**PRICE_FORM, "accelerator": card.pk, "amount": "-5", "_validate": "1"},
@@ -42,7 +42,7 @@ def test_inline_validation_answers_the_form_alone_with_errors_and_saves_nothing(
     assert not Price.objects.exists()
 
 
-def test_cross_field_rules_show_beside_their_fields(people, card):
+def test_cross_field_rules_show_beside_their_fields(cast, card):
     rent_without_terms = {
         **PRICE_FORM,
         "accelerator": card.pk,
@@ -51,18 +51,18 @@ def test_cross_field_rules_show_beside_their_fields(people, card):
         "support_share_per_year": "",
         "depreciation_years": "",
     }
-    response = client_for(people[Role.PLANNER]).post(CREATE, rent_without_terms)
+    response = cast.browser(cast[Role.PLANNER]).post(CREATE, rent_without_terms)
     errors = response.context["form"].errors
     assert errors["provider"] == ["Say who rents it out."]
     assert errors["terms"] == ["Choose the terms: on demand, reserved, spot or capacity block."]
     before = {**PRICE_FORM, "accelerator": card.pk, "valid_until": "2026-01-01"}
-    errors = client_for(people[Role.PLANNER]).post(CREATE, before).context["form"].errors
+    errors = cast.browser(cast[Role.PLANNER]).post(CREATE, before).context["form"].errors
     assert errors["valid_until"] == ["A price cannot expire before its own date."]
     assert not Price.objects.exists()
 
 
-def test_without_javascript_a_post_shows_the_errors_on_the_full_page(people, card):
-    response = client_for(people[Role.PLANNER]).post(
+def test_without_javascript_a_post_shows_the_errors_on_the_full_page(cast, card):
+    response = cast.browser(cast[Role.PLANNER]).post(
         CREATE, {**PRICE_FORM, "accelerator": "", "source": ""}
     )
     body = response.content.decode()
@@ -71,8 +71,8 @@ def test_without_javascript_a_post_shows_the_errors_on_the_full_page(people, car
     assert 'id="errors-source"' in body
 
 
-def test_copying_a_reference_price_starts_from_its_values(people, alpha, reference_price):
-    client = client_for(people[Role.PLANNER])
+def test_copying_a_reference_price_starts_from_its_values(cast, alpha, reference_price):
+    client = cast.browser(cast[Role.PLANNER])
     url = reverse("planner:price_copy", args=[reference_price.pk])
     page = client.get(url)
     assert page.context["form"]["amount"].value() == reference_price.amount
@@ -90,13 +90,13 @@ def test_copying_a_reference_price_starts_from_its_values(people, alpha, referen
     assert Price.objects.get(pk=reference_price.pk).amount == 15000
 
 
-def test_the_edit_form_carries_its_version_and_a_stale_save_writes_nothing(people, quote):
-    client = client_for(people[Role.PLANNER])
+def test_the_edit_form_carries_its_version_and_a_stale_save_writes_nothing(cast, quote):
+    client = cast.browser(cast[Role.PLANNER])
     url = reverse("planner:price_edit", args=[quote.pk])
     body = client.get(url).content.decode()
     assert '<input type="hidden" name="version" value="1"' in body
 
-    price_update(price=Price.objects.get(pk=quote.pk), user=people[Role.ADMIN], amount=11900)
+    price_update(price=Price.objects.get(pk=quote.pk), user=cast[Role.ADMIN], amount=11900)
     response = client.post(url, {**form_of(quote), "amount": "12000", "version": "1"})
     body = response.content.decode()
     assert "Someone else saved this price while you were editing it" in body
@@ -110,10 +110,10 @@ def test_the_edit_form_carries_its_version_and_a_stale_save_writes_nothing(peopl
     assert Price.objects.get(pk=quote.pk).amount == 11900
 
 
-def test_retiring_needs_the_version_the_page_showed(people, quote):
-    client = client_for(people[Role.PLANNER])
+def test_retiring_needs_the_version_the_page_showed(cast, quote):
+    client = cast.browser(cast[Role.PLANNER])
     url = reverse("planner:price_retire", args=[quote.pk])
-    price_update(price=Price.objects.get(pk=quote.pk), user=people[Role.PLANNER], notes="x")
+    price_update(price=Price.objects.get(pk=quote.pk), user=cast[Role.PLANNER], notes="x")
     stale = client.post(url, {"version": "1"}, follow=True)
     assert "Someone else changed this price after the page was loaded" in stale.content.decode()
     assert Price.objects.get(pk=quote.pk).retired_at is None
@@ -126,8 +126,8 @@ def test_retiring_needs_the_version_the_page_showed(people, quote):
     assert client.get(reverse("planner:price_edit", args=[quote.pk])).status_code == 403
 
 
-def test_retire_only_answers_post(people, quote):
-    response = client_for(people[Role.PLANNER]).get(
+def test_retire_only_answers_post(cast, quote):
+    response = cast.browser(cast[Role.PLANNER]).get(
         reverse("planner:price_retire", args=[quote.pk])
     )
     assert response.status_code == 405
