@@ -1,4 +1,4 @@
-"""The estimate page: one GET form, answered by the engine through `planner.services`."""
+"""The estimate page: one GET form, answered by the engine through `planner.estimates.services`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The facility pages: sites, their rack groups and history, and CSV import and export of racks.
 
-Reads go through `planner.selectors` (so a user only ever reaches what they may see: another
-team's private site is a 404), writes through the services in `planner.sites`. Anyone signed in
+Reads go through `planner.sites.selectors` (so a user only ever reaches what they may see: another
+team's private site is a 404), writes through `planner.sites.services`. Anyone signed in
 may read; facility people and admins may write (403 for the others)."""
 
 from __future__ import annotations
