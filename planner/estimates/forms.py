@@ -9,7 +9,6 @@ from django.http import QueryDict
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from planner.engine.batch import FINETUNING
 from planner.engine.contract.estimate import DEFAULT_FINETUNE_TOKENS, TOKENS_PER_PARAM
 from planner.engine.specs import InferenceSpec
 from planner.web.fields import (
@@ -21,6 +20,7 @@ from planner.web.fields import (
     accelerator_field,
     fabric_field,
     figure_field,
+    global_batch_field,
     model_field,
 )
 from planner.web.forms import FieldsetsMixin
@@ -65,19 +65,7 @@ class EstimateForm(FieldsetsMixin, forms.Form):
     seq_len = forms.IntegerField(
         label=_("Sequence length (tokens)"), min_value=1, initial=DEFAULT_SEQ_LEN
     )
-    global_batch = forms.IntegerField(
-        label=_("Global batch (sequences)"),
-        min_value=1,
-        required=False,
-        help_text=format_lazy(
-            _(
-                "Blank: chosen with the layout, by the model's size (pre-training) or "
-                "{low}-{high} sequences (fine-tuning); the answer says which and why."
-            ),
-            low=FINETUNING.low,
-            high=FINETUNING.high,
-        ),
-    )
+    global_batch = global_batch_field()
     tokens = figure_field(
         _("Training tokens"),
         min_value=1,

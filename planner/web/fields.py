@@ -9,6 +9,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Accelerator, Fabric, ModelArchitecture
+from planner.engine.batch import FINETUNING
 from planner.engine.specs import FabricSpec
 from planner.web.widgets import decimal_text
 
@@ -101,4 +102,22 @@ def figure_field(
         initial=initial,
         widget=decimal_text(placeholder),
         help_text=help_text,
+    )
+
+
+def global_batch_field() -> forms.IntegerField:
+    """Left blank, the engine chooses the batch with the layout and says why; a placeholder
+    would suggest a default that is not the one used."""
+    return forms.IntegerField(
+        label=_("Global batch (sequences)"),
+        min_value=1,
+        required=False,
+        help_text=format_lazy(
+            _(
+                "Blank: chosen with the layout, by the model's size (pre-training) or "
+                "{low}-{high} sequences (fine-tuning); the answer says which and why."
+            ),
+            low=FINETUNING.low,
+            high=FINETUNING.high,
+        ),
     )

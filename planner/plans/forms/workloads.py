@@ -12,7 +12,7 @@ from planner.engine import RequestError
 from planner.messages.render import error_line, error_message
 from planner.models import Workload
 from planner.plans.question import workload_request
-from planner.web.fields import METHOD_CHOICES, figure_field, model_field
+from planner.web.fields import METHOD_CHOICES, figure_field, global_batch_field, model_field
 from planner.web.forms import FieldsetsMixin, filled
 from planner.web.widgets import number_input
 
@@ -124,12 +124,7 @@ class TrainWorkloadForm(WorkloadForm):
         help_text=_("Default: 20 per parameter (Chinchilla)."),
     )
     seq_len = forms.IntegerField(label=_("Sequence length (tokens)"), min_value=1, initial=4096)
-    global_batch = forms.IntegerField(
-        label=_("Global batch (sequences)"),
-        min_value=1,
-        required=False,
-        widget=number_input(1024),
-    )
+    global_batch = global_batch_field()
     precision = forms.ChoiceField(
         label=_("Precision"), choices=TRAINING_PRECISION_CHOICES, initial="bf16"
     )
