@@ -18,7 +18,6 @@ from accounts.services import user_team
 # 404, never a hint that it exists. Any signed-in role reads; planners and admins write. (No
 # docstring: the OpenAPI document would show it as the description of every view using this.)
 class VisibleRowsMixin:
-
     permission_classes = [PlannerWrites]
     visible_to: Callable[[Any], QuerySet]  # a selector, set as staticmethod(...)
 
