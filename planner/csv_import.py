@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+
+from planner.versioning import StaleVersionError
 
 CSV_MAX_BYTES = 256 * 1024
 CSV_MAX_ROWS = 2000
@@ -59,6 +62,33 @@ class CsvPreview:
     @property
     def bad_rows(self) -> int:
         return sum(1 for row in self.rows if not row.ok)
+
+    @property
+    def versions(self) -> Mapping[str, int | None]:
+        """The version of each saved row the file would overwrite, by the row's key in the file;
+        the import compares it with what the preview showed. Each import says how."""
+        raise NotImplementedError
+
+
+Preview = TypeVar("Preview", bound=CsvPreview)
+
+
+def check_again_locked(
+    locked: QuerySet,
+    check: Callable[[], Preview],
+    *,
+    expected_versions: Mapping[str, int | None],
+    changed: str,
+) -> Preview:
+    """An import's second look at its file: the rows it may change (`locked`) are locked first,
+    so nobody changes them while the file is checked and saved; the file is checked again, and
+    if the rows it would overwrite changed since the preview (`expected_versions`, the
+    preview's `versions`), StaleVersionError (`changed`) says so and nothing is imported."""
+    list(locked.select_for_update().order_by("pk").values_list("pk", flat=True))
+    preview = check()
+    if preview.ok and preview.versions != expected_versions:
+        raise StaleVersionError(None, changed)
+    return preview
 
 
 def parse_bool(text: str) -> bool:

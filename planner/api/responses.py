@@ -14,6 +14,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_field,
+    extend_schema_view,
 )
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -85,6 +86,16 @@ def location_header(description: str, *, statuses: list[int]) -> OpenApiParamete
         response=statuses,
         description=description,
     )
+
+
+def documented(tag: str, **operations: Any) -> Callable[[type], type]:
+    """A view's tag in the OpenAPI document and its operations' docs, e.g.
+    `@documented("plans", get=one_docs(...))`."""
+
+    def decorate(view: type) -> type:
+        return extend_schema(tags=[tag])(extend_schema_view(**operations)(view))
+
+    return decorate
 
 
 def one_docs(*, summary: str, serializer: Any, not_found: OpenApiResponse) -> Any:

@@ -21,7 +21,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
 )
-from rest_framework import status
+from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.renderers import JSONRenderer
@@ -214,8 +214,11 @@ class VersionedMixin:
     answers most conflicts early; the service's compare-and-set on the version settles the
     ones that race past it, so two writers that read the same version never both win."""
 
-    etag_kind: str
-    noun: str
+    noun: str  # "rack group": in messages, and hyphenated in the ETag
+
+    @property
+    def etag_kind(self) -> str:
+        return self.noun.replace(" ", "-")
 
     def shown(self, instance) -> tuple[Mapping, str]:
         data = self.get_serializer(instance).data
@@ -289,13 +292,11 @@ class VersionedMixin:
         # A body that could never be saved is a 400 whatever version it names; the version is
         # compared after, so 412 always means "valid, but someone else wrote first".
         serializer.is_valid(raise_exception=True)
-        refusal = self._outdated(request, instance)
+        refusal = self._outdated(request, instance) or self._written(
+            self.perform_update, serializer
+        )
         if refusal is not None:
             return refusal
-        try:
-            self.perform_update(serializer)
-        except StaleVersionError as exc:
-            return self.stale_response(exc.current)
         # Fabrics were prefetched before the write; read them again for the answer.
         instance._prefetched_objects_cache = {}
         data = serializer.data
@@ -304,13 +305,19 @@ class VersionedMixin:
     def destroy(self, request, *args, **kwargs) -> Response:
         instance = self.get_object()
         refusal = self.precondition_refusal(request, instance)
+        if refusal is None:
+            refusal = self._written(self.perform_destroy, instance)
         if refusal is not None:
             return refusal
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def _written(self, perform, target) -> Response | None:
+        """None once `perform(target)` wrote; the 412 when the row moved on meanwhile."""
         try:
-            self.perform_destroy(instance)
+            perform(target)
         except StaleVersionError as exc:
             return self.stale_response(exc.current)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return None
 
 
 class HistoryMixin:
@@ -320,3 +327,9 @@ class HistoryMixin:
         paged like every list."""
         page = self.paginate_queryset(history_of(self.get_object()))
         return self.get_paginated_response(HistoryEntrySerializer(page, many=True).data)
+
+
+class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
+    """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
+
+    lookup_value_regex = r"\d+"

@@ -1,12 +1,12 @@
 """Plans and the workloads they are made for."""
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
+from planner.models.fields import created_by_field, name_rules, optional_link
 
 
 class Plan(models.Model):
@@ -17,24 +17,13 @@ class Plan(models.Model):
     team = models.ForeignKey(
         "accounts.Team", on_delete=models.PROTECT, related_name="plans", verbose_name=_("team")
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    site = models.ForeignKey(
-        "planner.Site",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="plans",
-        verbose_name=_("site"),
-    )
-    workload = models.ForeignKey(
+    created_by = created_by_field()
+    site = optional_link("planner.Site", _("site"), related_name="plans", on_delete=models.SET_NULL)
+    workload = optional_link(
         "Workload",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
+        _("workload"),
         related_name="plans",
-        verbose_name=_("workload"),
+        on_delete=models.SET_NULL,
         help_text=_("The saved workload the question was built from, if any"),
     )
     question = models.JSONField(
@@ -52,7 +41,7 @@ class Plan(models.Model):
         verbose_name = _("plan")
         verbose_name_plural = _("plans")
         ordering = ["-created_at"]
-        constraints = [models.CheckConstraint(condition=~Q(name=""), name="plan_has_name")]
+        constraints = name_rules("plan")
 
     def __str__(self) -> str:
         return self.name
@@ -72,9 +61,7 @@ class Workload(models.Model):
     team = models.ForeignKey(
         "accounts.Team", on_delete=models.PROTECT, related_name="workloads", verbose_name=_("team")
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = created_by_field()
     spec = models.JSONField(
         _("specification"),
         help_text=_(
@@ -90,8 +77,7 @@ class Workload(models.Model):
         verbose_name_plural = _("workloads")
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["team", "name"], name="workload_unique_name_per_team"),
-            models.CheckConstraint(condition=~Q(name=""), name="workload_has_name"),
+            *name_rules("workload", unique_within="team"),
             models.CheckConstraint(
                 condition=Q(spec__has_key="workload"), name="workload_spec_has_workload"
             ),

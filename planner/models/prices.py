@@ -12,7 +12,6 @@ reads. One table holds both kinds:
 
 Electricity and PUE are not here: they belong to a site."""
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 from django.db import models
@@ -23,6 +22,7 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
+from planner.models.fields import created_by_field, optional_link, version_field
 
 # A system written off over more than 15 years is a typo, not a plan.
 MAX_DEPRECIATION_YEARS = 15
@@ -54,32 +54,41 @@ class Price(models.Model):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
 
+    # What a person states about a price, in groups: the form's fieldsets, the API's fields,
+    # the columns of the CSV import and export and of the reference files are drawn from these.
+    ITEM_FIELDS = ("accelerator", "server", "fabric", "item_name")
+    AMOUNT_FIELDS = ("amount", "currency", "price_date", "valid_until")
+    SOURCE_FIELDS = ("source", "read_on")
+    PURCHASE_FIELDS = ("support_share_per_year", "depreciation_years")
+    RENT_FIELDS = ("provider", "region", "terms", "instance_name", "accelerators_per_instance")
+    STATED_FIELDS = (
+        "kind",
+        "item_kind",
+        *ITEM_FIELDS,
+        *AMOUNT_FIELDS,
+        *SOURCE_FIELDS,
+        *PURCHASE_FIELDS,
+        *RENT_FIELDS,
+        "notes",
+    )
+
     kind = models.CharField(_("kind"), max_length=8, choices=PriceKind.choices)
     item_kind = models.CharField(_("item"), max_length=12, choices=PriceItem.choices)
-    accelerator = models.ForeignKey(
+    accelerator = optional_link(
         "catalog.Accelerator",
-        verbose_name=_("accelerator"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        _("accelerator"),
         related_name="prices",
         help_text=_("The card priced; for a complete system, the cards it comes with"),
     )
-    server = models.ForeignKey(
+    server = optional_link(
         "catalog.ServerPlatform",
-        verbose_name=_("server platform"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        _("server platform"),
         related_name="prices",
         help_text=_("For a bare server or a complete system"),
     )
-    fabric = models.ForeignKey(
+    fabric = optional_link(
         "catalog.Fabric",
-        verbose_name=_("fabric"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        _("fabric"),
         related_name="prices",
         help_text=_("For a NIC, switch port, cable or transceiver of a catalog fabric"),
     )
@@ -166,12 +175,9 @@ class Price(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_ACCELERATORS_PER_INSTANCE)],
         help_text=_("Rent: the instance costs this many times the amount per hour"),
     )
-    team = models.ForeignKey(
+    team = optional_link(
         "accounts.Team",
-        verbose_name=_("team"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        _("team"),
         related_name="prices",
         help_text=_("Empty for the shipped reference list, which every team reads"),
     )
@@ -182,14 +188,8 @@ class Price(models.Model):
         editable=False,
         help_text=_("The row's key in catalog/data/prices; empty for a team's own prices"),
     )
-    copied_from = models.ForeignKey(
-        "self",
-        verbose_name=_("copied from"),
-        null=True,
-        blank=True,
-        editable=False,
-        on_delete=models.SET_NULL,
-        related_name="copies",
+    copied_from = optional_link(
+        "self", _("copied from"), related_name="copies", on_delete=models.SET_NULL, editable=False
     )
     # Editable, though no form offers it, so the history shows when a price was retired.
     retired_at = models.DateTimeField(
@@ -198,17 +198,10 @@ class Price(models.Model):
         blank=True,
         help_text=_("Retired prices stay, with their history, but no price book uses them"),
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = created_by_field()
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = models.PositiveIntegerField(
-        _("record version"),
-        default=1,
-        editable=False,
-        help_text=_("Raised by one on every save; an edit names the version it started from"),
-    )
+    version = version_field()
     history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:

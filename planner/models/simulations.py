@@ -1,6 +1,5 @@
 """Heavy runs queued to a worker, one row per question."""
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -11,6 +10,7 @@ from planner.choices import (
     SimulationKind,
     SimulationStatus,
 )
+from planner.models.fields import created_by_field
 
 
 class Simulation(models.Model):
@@ -45,9 +45,7 @@ class Simulation(models.Model):
         _("attempts"), default=0, help_text=_("Runs started")
     )
     model_version = models.CharField(_("engine version"), max_length=20)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = created_by_field()
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     queued_at = models.DateTimeField(_("queued"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)

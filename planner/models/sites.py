@@ -1,6 +1,5 @@
 """What facility teams keep: sites and their rows of identical racks."""
 
-from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -14,6 +13,7 @@ from planner.choices import (
     RackCooling,
     Visibility,
 )
+from planner.models.fields import created_by_field, name_rules, version_field
 
 # Sane bounds: the densest AI racks today (GB200 NVL72) draw ~130 kW; racks are at most ~60U;
 # floor loading rarely allows more than ~2,000 kg per rack; inlet air outside 5-45 °C is
@@ -22,16 +22,6 @@ MAX_RACK_KW = 250
 MAX_RACK_UNITS = 60
 MAX_RACK_KG = 5000
 INLET_RANGE_C = (5, 45)
-
-
-def version_field() -> models.PositiveIntegerField:
-    """The version of a row edited through planner/versioning.py."""
-    return models.PositiveIntegerField(
-        _("record version"),
-        default=1,
-        editable=False,
-        help_text=_("Raised by one on every save; an edit names the version it started from"),
-    )
 
 
 class Site(models.Model):
@@ -61,9 +51,7 @@ class Site(models.Model):
         help_text=_("Facility power / IT power, 1.0-3.0"),
     )
     notes = models.TextField(_("notes"), blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = created_by_field()
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     version = version_field()
@@ -75,12 +63,11 @@ class Site(models.Model):
         verbose_name_plural = _("sites")
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["team", "name"], name="site_unique_name_per_team"),
+            *name_rules("site", unique_within="team"),
             models.CheckConstraint(condition=Q(pue__gte=1.0, pue__lte=3.0), name="site_pue_sane"),
             models.CheckConstraint(
                 condition=Q(electricity_price_per_kwh__gte=0), name="site_price_non_negative"
             ),
-            models.CheckConstraint(condition=~Q(name=""), name="site_has_name"),
             models.CheckConstraint(condition=Q(version__gte=1), name="site_version_positive"),
         ]
 
@@ -154,7 +141,7 @@ class RackGroup(models.Model):
         verbose_name_plural = _("rack groups")
         ordering = ["site", "name"]
         constraints = [
-            models.UniqueConstraint(fields=["site", "name"], name="rackgroup_unique_name_per_site"),
+            *name_rules("rackgroup", unique_within="site"),
             models.CheckConstraint(
                 condition=Q(count__gte=1, count__lte=10000), name="rackgroup_count_sane"
             ),
@@ -180,7 +167,6 @@ class RackGroup(models.Model):
                 name="rackgroup_liquid_cooling_has_loops",
                 violation_error_message=_("Direct liquid cooling needs liquid loops."),
             ),
-            models.CheckConstraint(condition=~Q(name=""), name="rackgroup_has_name"),
             models.CheckConstraint(condition=Q(version__gte=1), name="rackgroup_version_positive"),
         ]
 

@@ -25,29 +25,7 @@ from planner.prices.cells import (
     parse_optional_whole,
 )
 
-CSV_COLUMNS = [
-    "id",
-    "kind",
-    "item_kind",
-    "accelerator",
-    "server",
-    "fabric",
-    "item_name",
-    "amount",
-    "currency",
-    "price_date",
-    "valid_until",
-    "source",
-    "read_on",
-    "support_share_per_year",
-    "depreciation_years",
-    "provider",
-    "region",
-    "terms",
-    "instance_name",
-    "accelerators_per_instance",
-    "notes",
-]
+CSV_COLUMNS = ["id", *Price.STATED_FIELDS]
 REQUIRED_COLUMNS = ("kind", "item_kind", "amount", "currency", "price_date", "source")
 OPTIONAL_COLUMNS = tuple(c for c in CSV_COLUMNS if c not in REQUIRED_COLUMNS)
 # Left to their number check: "-5" there is a wrong number, not a formula.

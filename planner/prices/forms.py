@@ -13,11 +13,12 @@ from catalog.models import Accelerator, Fabric, ServerPlatform
 from planner.models import Price
 from planner.web.editing import EditsOneVersion, preserve_inputs
 from planner.web.fields import AcceleratorChoiceField
+from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 from planner.web.widgets import decimal_text
 
 
-class PriceForm(EditsOneVersion, forms.ModelForm):
+class PriceForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
     """A price's own fields; the team is the signed-in user's and is never chosen here."""
 
     accelerator = AcceleratorChoiceField(
@@ -29,28 +30,7 @@ class PriceForm(EditsOneVersion, forms.ModelForm):
 
     class Meta:
         model = Price
-        fields = [
-            "kind",
-            "item_kind",
-            "accelerator",
-            "server",
-            "fabric",
-            "item_name",
-            "amount",
-            "currency",
-            "price_date",
-            "valid_until",
-            "source",
-            "read_on",
-            "support_share_per_year",
-            "depreciation_years",
-            "provider",
-            "region",
-            "terms",
-            "instance_name",
-            "accelerators_per_instance",
-            "notes",
-        ]
+        fields = list(Price.STATED_FIELDS)
         labels = {
             "amount": _("Amount (purchase: per unit; rent: per accelerator-hour)"),
             "support_share_per_year": _("Support per year (share of the price, 0-1)"),
@@ -69,14 +49,11 @@ class PriceForm(EditsOneVersion, forms.ModelForm):
         }
 
     FIELDSETS = (
-        (_("What"), ("kind", "item_kind", "accelerator", "server", "fabric", "item_name")),
-        (_("Price"), ("amount", "currency", "price_date", "valid_until")),
-        (_("Source"), ("source", "read_on", "notes")),
-        (_("Purchase"), ("support_share_per_year", "depreciation_years")),
-        (
-            _("Rent"),
-            ("provider", "region", "terms", "instance_name", "accelerators_per_instance"),
-        ),
+        (_("What"), ("kind", "item_kind", *Price.ITEM_FIELDS)),
+        (_("Price"), Price.AMOUNT_FIELDS),
+        (_("Source"), (*Price.SOURCE_FIELDS, "notes")),
+        (_("Purchase"), Price.PURCHASE_FIELDS),
+        (_("Rent"), Price.RENT_FIELDS),
     )
 
     def __init__(self, *args, **kwargs):
@@ -85,9 +62,6 @@ class PriceForm(EditsOneVersion, forms.ModelForm):
         self.fields["fabric"].queryset = Fabric.objects.order_by("name")
         preserve_inputs(self)
         self._add_version_field()
-
-    def fieldsets(self):
-        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
 
     def clean(self):
         cleaned = super().clean()

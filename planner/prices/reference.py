@@ -58,20 +58,13 @@ RENT_COLUMNS = [
 PURCHASE_COLUMNS = [
     "ref",
     "item_kind",
-    "accelerator",
-    "server",
-    "fabric",
-    "item_name",
-    "amount",
-    "currency",
-    "price_date",
-    "valid_until",
+    *Price.ITEM_FIELDS,
+    *Price.AMOUNT_FIELDS,
     "read_on",
     "basis",
     "source_url",
     "notes",
-    "support_share_per_year",
-    "depreciation_years",
+    *Price.PURCHASE_FIELDS,
 ]
 # Columns a file may leave out.
 OPTIONAL_COLUMNS = {

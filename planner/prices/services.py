@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
-from planner.csv_import import write_csv
+from planner.csv_import import check_again_locked, write_csv
 from planner.models import Price
 from planner.prices.cells import CatalogSlugs
 from planner.prices.csv_rows import (
@@ -28,7 +28,7 @@ from planner.prices.csv_rows import (
     export_row,
 )
 from planner.prices.reference import PRICES_DIR, ReferenceRow, read_reference_prices
-from planner.versioning import StaleVersionError, save_versioned
+from planner.versioning import save_versioned
 
 # What a copy takes from the price it copies: everything a person can edit.
 COPIED_FIELDS = [
@@ -115,13 +115,14 @@ def price_import_csv(
     and the versions of the prices it changes compared with what the preview showed
     (`expected_versions`, the preview's `versions`): if any changed since, nothing is imported
     and StaleVersionError says so."""
-    locked = Price.objects.select_for_update().filter(team=team).order_by("pk")
-    list(locked.values_list("pk", flat=True))
-    preview = check_price_rows(team=team, data=data)
+    preview = check_again_locked(
+        Price.objects.filter(team=team),
+        lambda: check_price_rows(team=team, data=data),
+        expected_versions=expected_versions,
+        changed="The team's prices changed since the preview.",
+    )
     if not preview.ok:
         return preview
-    if preview.versions != expected_versions:
-        raise StaleVersionError(None, "The team's prices changed since the preview.")
     for row in preview.rows:
         if row.price is None or row.action == "unchanged":
             continue

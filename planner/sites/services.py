@@ -14,12 +14,13 @@ from planner.csv_import import CSV_MAX_BYTES as CSV_MAX_BYTES
 from planner.csv_import import (
     CsvPreview,
     CsvRow,
+    check_again_locked,
     parse_bool,
     read_csv_rows,
     write_csv,
 )
 from planner.models import RackGroup, Site
-from planner.versioning import ConflictError, StaleVersionError, claim_version, save_versioned
+from planner.versioning import ConflictError, claim_version, save_versioned
 
 CSV_COLUMNS = list(RackGroup.STATED_FIELDS)
 CSV_OPTIONAL_COLUMNS = ("fabrics", "liquid_loops", "inlet_c", "feeds", "cooling")
@@ -174,13 +175,14 @@ def rack_import_csv(
     groups are locked first, so nobody changes them while the file is checked and saved; if
     any of them changed after the preview (or a row's name was taken meanwhile), nothing is
     imported and StaleVersionError says so, instead of overwriting an edit nobody saw."""
-    locked = RackGroup.objects.select_for_update().filter(site=site).order_by("pk")
-    list(locked.values_list("pk", flat=True))
-    preview = rack_csv_preview(site=site, data=data)
+    preview = check_again_locked(
+        RackGroup.objects.filter(site=site),
+        lambda: rack_csv_preview(site=site, data=data),
+        expected_versions=expected_versions,
+        changed="The site's rack groups changed since the preview.",
+    )
     if not preview.ok:
         return preview
-    if preview.versions != expected_versions:
-        raise StaleVersionError(None, "The site's rack groups changed since the preview.")
     for row in preview.rows:
         rack_group_save(rack_group=row.rack_group, fabrics=row.fabrics)
     return preview

@@ -9,13 +9,13 @@ from __future__ import annotations
 import copy
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -36,7 +36,7 @@ from planner.sites.selectors import (
     site_visible_to,
 )
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
-from planner.versioning import ConflictError, StaleVersionError
+from planner.versioning import StaleVersionError
 from planner.web.editing import (
     VERSION_FIELD,
     opened_on_older_version,
@@ -45,7 +45,7 @@ from planner.web.editing import (
     validating,
 )
 from planner.web.history import history_rows
-from planner.web.imports import MAX_PENDING_IMPORTS, PendingUploads, preview_rows
+from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
 from planner.web.lists import list_page, render_list
 
 # Uploads waiting for "Import" live in the session (planner.web.imports).
@@ -278,82 +278,34 @@ def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _import_page(
-    request: HttpRequest,
-    site: Site,
-    *,
-    form: RackImportForm,
-    preview: RackCsvPreview | None = None,
-    token: str | None = None,
-    error: str | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    return render(
-        request,
-        "planner/sites/rack_import.html",
-        {
-            "site": site,
-            "form": form,
-            "preview": preview,
-            "rows": preview_rows(preview, CSV_COLUMNS) if preview else [],
-            "bad_rows": preview.bad_rows if preview else 0,
-            "token": token,
-            "error": error,
-            "columns": CSV_COLUMNS,
-        },
-        status=status,
-    )
+RACK_IMPORT = CsvImportFlow(
+    template="planner/sites/rack_import.html",
+    columns=CSV_COLUMNS,
+    form_class=RackImportForm,
+    uploads=PENDING_IMPORTS,
+    changed_error=gettext_lazy(
+        "The site changed since the preview; nothing was imported. Upload again."
+    ),
+)
 
 
 @require_http_methods(["GET", "POST"])
 def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
     """Upload -> preview (nothing saved) -> "Import N rows", which re-checks and saves all."""
     site = _editable_site(request, pk)
-    if request.method == "GET":
-        return _import_page(request, site, form=RackImportForm())
-    if "token" in request.POST:
-        return _rack_import_commit(request, site)
-
-    form = RackImportForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return _import_page(request, site, form=form)
-    data = form.cleaned_data["file"].read()
-    preview = site_services.rack_csv_preview(site=site, data=data)
-    token = (
-        PENDING_IMPORTS.store(
-            request, owner=_import_owner(site), data=data, versions=preview.versions
-        )
-        if preview.ok
-        else None
+    return RACK_IMPORT.respond(
+        request,
+        owner=_import_owner(site),
+        context=lambda preview: {"site": site},
+        check=lambda data: site_services.rack_csv_preview(site=site, data=data),
+        save=lambda data, versions: site_services.rack_import_csv(
+            site=site, data=data, expected_versions=versions
+        ),
+        imported=lambda result: _imported(request, site, result),
     )
-    return _import_page(request, site, form=RackImportForm(), preview=preview, token=token)
 
 
-def _rack_import_commit(request: HttpRequest, site: Site) -> HttpResponse:
-    pending = PENDING_IMPORTS.take(request, owner=_import_owner(site), token=request.POST["token"])
-    if pending is None:
-        return _import_page(
-            request,
-            site,
-            form=RackImportForm(),
-            error=_("This upload has expired or was already imported; upload the file again."),
-            status=400,
-        )
-    data, versions = pending
-    try:
-        result = site_services.rack_import_csv(site=site, data=data, expected_versions=versions)
-    except (ConflictError, StaleVersionError, ValidationError):
-        # Someone changed the site's rack groups between the preview and the import: importing
-        # now would overwrite what the preview did not show.
-        return _import_page(
-            request,
-            site,
-            form=RackImportForm(),
-            error=_("The site changed since the preview; nothing was imported. Upload again."),
-            status=409,
-        )
-    if not result.ok:
-        return _import_page(request, site, form=RackImportForm(), preview=result)
+def _imported(request: HttpRequest, site: Site, result: RackCsvPreview) -> HttpResponse:
     count = len(result.rows)
     messages.success(
         request,

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from planner.csv_import import CSV_MAX_BYTES, CsvPreview
+from planner.versioning import ConflictError, StaleVersionError
 
 # Each pending upload is at most CSV_MAX_BYTES; only the newest few are kept so the session
 # stays small.
@@ -103,3 +106,99 @@ def preview_rows(preview: CsvPreview, columns: Sequence[str]) -> list[dict[str, 
         }
         for row in preview.rows
     ]
+
+
+@dataclass(frozen=True)
+class CsvImportFlow:
+    """One feature's CSV import, upload -> preview -> "Import N rows", on one page.
+
+    The feature names its page (`template`, the file's `columns`, the upload form), where
+    uploads wait, and what the page says when the rows changed between the preview and the
+    import (`changed_error`); each request brings who the upload is for and how a file is
+    checked and saved."""
+
+    template: str
+    columns: Sequence[str]
+    form_class: type[CsvUploadForm]
+    uploads: PendingUploads
+    changed_error: Any  # lazily translated: shown in the request's language
+
+    def respond(
+        self,
+        request: HttpRequest,
+        *,
+        owner: str,
+        context: Callable[[CsvPreview | None], dict[str, Any]],
+        check: Callable[[bytes], CsvPreview],
+        save: Callable[[bytes, dict[str, Any]], CsvPreview],
+        imported: Callable[[CsvPreview], HttpResponse],
+    ) -> HttpResponse:
+        """GET shows the upload form; a POSTed file is checked and previewed, nothing saved; a
+        POSTed token imports the upload it names, all of it or none."""
+        page = _ImportPage(self, request, context)
+        if request.method == "GET":
+            return page()
+        if "token" in request.POST:
+            return self._commit(request, page, owner=owner, save=save, imported=imported)
+        form = self.form_class(request.POST, request.FILES)
+        if not form.is_valid():
+            return page(form=form)
+        data = form.cleaned_data["file"].read()
+        preview = check(data)
+        token = (
+            self.uploads.store(request, owner=owner, data=data, versions=preview.versions)
+            if preview.ok
+            else None
+        )
+        return page(preview=preview, token=token)
+
+    def _commit(self, request, page, *, owner, save, imported) -> HttpResponse:
+        pending = self.uploads.take(request, owner=owner, token=request.POST["token"])
+        if pending is None:
+            return page(
+                error=_("This upload has expired or was already imported; upload the file again."),
+                status=400,
+            )
+        data, versions = pending
+        try:
+            result = save(data, versions)
+        except (ConflictError, StaleVersionError, ValidationError):
+            # The rows changed between the preview and the import: importing now would
+            # overwrite what the preview did not show.
+            return page(error=self.changed_error, status=409)
+        if not result.ok:
+            return page(preview=result)
+        return imported(result)
+
+
+@dataclass(frozen=True)
+class _ImportPage:
+    flow: CsvImportFlow
+    request: HttpRequest
+    context: Callable[[CsvPreview | None], dict[str, Any]]
+
+    def __call__(
+        self,
+        *,
+        form: CsvUploadForm | None = None,
+        preview: CsvPreview | None = None,
+        token: str | None = None,
+        error: Any = None,
+        status: int = 200,
+    ) -> HttpResponse:
+        columns = self.flow.columns
+        return render(
+            self.request,
+            self.flow.template,
+            {
+                **self.context(preview),
+                "form": form or self.flow.form_class(),
+                "preview": preview,
+                "rows": preview_rows(preview, columns) if preview else [],
+                "bad_rows": preview.bad_rows if preview else 0,
+                "token": token,
+                "error": error,
+                "columns": columns,
+            },
+            status=status,
+        )

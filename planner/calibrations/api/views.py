@@ -6,24 +6,25 @@ document."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from planner.api.responses import (
     UNAUTHENTICATED,
     created,
     detail_response,
+    documented,
     field_errors_example,
     field_errors_response,
     list_docs,
     location_header,
     one_docs,
 )
+from planner.api.views import VisibleRowsMixin
 from planner.calibrations.api.serializers import CalibrationSerializer
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
@@ -53,8 +54,8 @@ EXAMPLES = [
 # --- views -----------------------------------------------------------------------------------
 
 
-@extend_schema(tags=["calibrations"])
-@extend_schema_view(
+@documented(
+    "calibrations",
     get=list_docs(
         summary="Calibration profiles of your team and the shared ones, newest first",
         serializer=CalibrationSerializer,
@@ -78,15 +79,12 @@ EXAMPLES = [
         examples=EXAMPLES,
     ),
 )
-class CalibrationListView(generics.ListCreateAPIView):
+class CalibrationListView(VisibleRowsMixin, generics.ListCreateAPIView):
     """Any signed-in role reads; planners and admins upload."""
 
     serializer_class = CalibrationSerializer
-    permission_classes = [PlannerWrites]
+    visible_to = staticmethod(calibration_visible_to)
     parser_classes = [JSONParser]
-
-    def get_queryset(self):
-        return calibration_visible_to(self.request.user)
 
     def create(self, request, *args, **kwargs) -> Response:
         if user_team(request.user) is None:
@@ -110,17 +108,14 @@ class CalibrationListView(generics.ListCreateAPIView):
         )
 
 
-@extend_schema(tags=["calibrations"])
-@extend_schema_view(
+@documented(
+    "calibrations",
     get=one_docs(
         summary="One calibration profile with its derived factors and rows",
         serializer=CalibrationSerializer,
         not_found=NOT_FOUND,
     ),
 )
-class CalibrationDetailView(generics.RetrieveAPIView):
+class CalibrationDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
     serializer_class = CalibrationSerializer
-    permission_classes = [PlannerWrites]
-
-    def get_queryset(self):
-        return calibration_visible_to(self.request.user)
+    visible_to = staticmethod(calibration_visible_to)

@@ -15,7 +15,6 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiResponse,
     extend_schema,
-    extend_schema_view,
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -30,11 +29,13 @@ from planner.api.responses import (
     UNAUTHENTICATED,
     created,
     detail_response,
+    documented,
     field_errors_example,
     field_errors_response,
     list_docs,
     one_docs,
 )
+from planner.api.views import VisibleRowsMixin
 from planner.engine.contract.answers import CandidatePage
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
@@ -103,6 +104,10 @@ EXAMPLES = [
 # --- views -----------------------------------------------------------------------------------
 
 
+def plans_with_team_visible_to(user):
+    return plan_visible_to(user).select_related("team")
+
+
 def _site(request: Request, data: Any):
     """The saved site `site_id` names, or None; 400 naming `site_id` when it is not one."""
     if not isinstance(data, dict) or data.get("site_id") is None:
@@ -122,8 +127,8 @@ def _site(request: Request, data: Any):
     return site
 
 
-@extend_schema(tags=["plans"])
-@extend_schema_view(
+@documented(
+    "plans",
     get=list_docs(summary="Your team's plans, newest first", serializer=PlanSummarySerializer),
     post=extend_schema(
         summary="Rank every build for a workload, a site and a budget",
@@ -143,16 +148,13 @@ def _site(request: Request, data: Any):
         examples=EXAMPLES,
     ),
 )
-class PlanListView(generics.ListCreateAPIView):
+class PlanListView(VisibleRowsMixin, generics.ListCreateAPIView):
     """Any signed-in role of the team reads; planners and admins create."""
 
     serializer_class = PlanSummarySerializer
-    permission_classes = [PlannerWrites]
+    visible_to = staticmethod(plans_with_team_visible_to)
     parser_classes = [JSONParser]
     throttle_scope = "compute"  # POST ranks every build
-
-    def get_queryset(self):
-        return plan_visible_to(self.request.user).select_related("team")
 
     def create(self, request, *args, **kwargs) -> Response:
         team = user_team(request.user)
@@ -172,20 +174,17 @@ class PlanListView(generics.ListCreateAPIView):
         )
 
 
-@extend_schema(tags=["plans"])
-@extend_schema_view(
+@documented(
+    "plans",
     get=one_docs(
         summary="One plan: its question, rejected builds and first page of the ranking",
         serializer=PlanSerializer,
         not_found=NOT_FOUND,
     ),
 )
-class PlanDetailView(generics.RetrieveAPIView):
+class PlanDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
     serializer_class = PlanSerializer
-    permission_classes = [PlannerWrites]
-
-    def get_queryset(self):
-        return plan_visible_to(self.request.user).select_related("team")
+    visible_to = staticmethod(plans_with_team_visible_to)
 
 
 @extend_schema(tags=["plans"])

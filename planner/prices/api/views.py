@@ -7,29 +7,27 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
-from accounts.services import user_team
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer
+from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
 from planner.api.versioned import (
     CONFLICT,
     INVALID,
     PRECONDITION_FAILED,
     PRECONDITION_REQUIRED,
-    HistoryMixin,
-    VersionedMixin,
+    RecordViewSet,
     crud_docs,
     etag_header,
     if_match_header,
     representation_etag,
     service_errors,
 )
+from planner.api.views import writer_team
 from planner.models import Price
 from planner.prices.api.serializers import PriceSerializer
 from planner.prices.filtersets import PriceFilterSet
@@ -106,16 +104,8 @@ def _docs() -> dict:
     return docs
 
 
-def _writer_team(request):
-    team = user_team(request.user)
-    if team is None:
-        raise ValidationError({"team": [_("Your account belongs to no team; ask an admin.")]})
-    return team
-
-
-@extend_schema(tags=["prices"])
-@extend_schema_view(**_docs())
-class PriceViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
+@documented("prices", **_docs())
+class PriceViewSet(RecordViewSet):
     """Prices with their sources: your team's own (quotes, negotiated rates) and the shipped
     reference list of public prices, which every team reads. Purchase amounts are per unit,
     rent amounts per accelerator-hour. Everyone reads; planners write their team's prices;
@@ -126,8 +116,6 @@ class PriceViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     serializer_class = PriceSerializer
     permission_classes = [PlannerWrites, PriceEditable]
     filterset_class = PriceFilterSet
-    lookup_value_regex = r"\d+"
-    etag_kind = "price"
     noun = "price"
 
     def get_queryset(self) -> QuerySet[Price]:
@@ -139,7 +127,7 @@ class PriceViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
         return super().filter_queryset(queryset) if self.action == "list" else queryset
 
     def perform_create(self, serializer) -> None:
-        team = _writer_team(self.request)
+        team = writer_team(self.request)
         with service_errors(**CONFLICT_ARGS):
             serializer.instance = price_create(
                 team=team, user=self.request.user, **serializer.validated_data
@@ -160,7 +148,7 @@ class PriceViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     def copy(self, request, pk=None) -> Response:
         """A new price of your team's from this one, with the body's changes."""
         original = self.get_object()
-        team = _writer_team(request)
+        team = writer_team(request)
         serializer = self.get_serializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         with service_errors(**CONFLICT_ARGS):

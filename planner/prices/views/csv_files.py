@@ -5,13 +5,11 @@ again and saves all of it or none."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.http import content_disposition_header
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.services import user_team
@@ -19,8 +17,7 @@ from planner.models import Price
 from planner.prices import services as price_services
 from planner.prices.csv_rows import CSV_COLUMNS, PriceCsvPreview
 from planner.prices.forms import PriceImportForm
-from planner.versioning import ConflictError, StaleVersionError
-from planner.web.imports import PendingUploads, preview_rows
+from planner.web.imports import CsvImportFlow, PendingUploads
 from planner.web.roles import writer_team
 
 PENDING_IMPORTS = PendingUploads("price_imports")
@@ -57,81 +54,37 @@ def price_export(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _import_page(
-    request: HttpRequest,
-    *,
-    form: PriceImportForm,
-    preview: PriceCsvPreview | None = None,
-    token: str | None = None,
-    error: str | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    return render(
-        request,
-        "planner/prices/price_import.html",
-        {
-            "form": form,
-            "preview": preview,
-            "rows": preview_rows(preview, CSV_COLUMNS) if preview else [],
-            "bad_rows": preview.bad_rows if preview else 0,
-            "actions": preview.actions if preview and preview.ok else None,
-            "token": token,
-            "error": error,
-            "columns": CSV_COLUMNS,
-        },
-        status=status,
-    )
+PRICE_IMPORT = CsvImportFlow(
+    template="planner/prices/price_import.html",
+    columns=CSV_COLUMNS,
+    form_class=PriceImportForm,
+    uploads=PENDING_IMPORTS,
+    changed_error=gettext_lazy(
+        "Your team's prices changed since the preview; nothing was imported. Upload again."
+    ),
+)
+
+
+def _import_context(preview: PriceCsvPreview | None) -> dict:
+    return {"actions": preview.actions if preview and preview.ok else None}
 
 
 @require_http_methods(["GET", "POST"])
 def price_import(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
-    if request.method == "GET":
-        return _import_page(request, form=PriceImportForm())
-    if "token" in request.POST:
-        return _price_import_commit(request, team)
-    form = PriceImportForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return _import_page(request, form=form)
-    data = form.cleaned_data["file"].read()
-    preview = price_services.price_csv_preview(team=team, data=data)
-    token = (
-        PENDING_IMPORTS.store(
-            request, owner=_import_owner(team), data=data, versions=preview.versions
-        )
-        if preview.ok
-        else None
-    )
-    return _import_page(request, form=PriceImportForm(), preview=preview, token=token)
-
-
-def _price_import_commit(request: HttpRequest, team) -> HttpResponse:
-    pending = PENDING_IMPORTS.take(request, owner=_import_owner(team), token=request.POST["token"])
-    if pending is None:
-        return _import_page(
-            request,
-            form=PriceImportForm(),
-            error=_("This upload has expired or was already imported; upload the file again."),
-            status=400,
-        )
-    data, versions = pending
-    try:
-        result = price_services.price_import_csv(
+    return PRICE_IMPORT.respond(
+        request,
+        owner=_import_owner(team),
+        context=_import_context,
+        check=lambda data: price_services.price_csv_preview(team=team, data=data),
+        save=lambda data, versions: price_services.price_import_csv(
             team=team, user=request.user, data=data, expected_versions=versions
-        )
-    except (ConflictError, StaleVersionError, ValidationError):
-        # Someone changed the team's prices between the preview and the import: importing
-        # now would overwrite what the preview did not show.
-        return _import_page(
-            request,
-            form=PriceImportForm(),
-            error=_(
-                "Your team's prices changed since the preview; nothing was imported. Upload again."
-            ),
-            status=409,
-        )
-    if not result.ok:
-        return _import_page(request, form=PriceImportForm(), preview=result)
+        ),
+        imported=lambda result: _imported(request, result),
+    )
+
+
+def _imported(request: HttpRequest, result: PriceCsvPreview) -> HttpResponse:
     actions = result.actions
     messages.success(
         request,

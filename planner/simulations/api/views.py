@@ -12,7 +12,6 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_view,
 )
 from rest_framework import generics, status
 from rest_framework.parsers import JSONParser
@@ -23,6 +22,7 @@ from planner.api.responses import (
     UNAUTHENTICATED,
     created,
     detail_response,
+    documented,
     field_errors_example,
     field_errors_response,
     list_docs,
@@ -118,8 +118,8 @@ EXAMPLES = [
 # --- views -----------------------------------------------------------------------------------
 
 
-@extend_schema(tags=["simulations"])
-@extend_schema_view(
+@documented(
+    "simulations",
     get=list_docs(summary="Simulations, newest first", serializer=SimulationSummarySerializer),
     post=extend_schema(
         summary="Queue a simulation, or get the run that answers the same question",
@@ -164,8 +164,8 @@ class SimulationListView(generics.ListCreateAPIView):
         )
 
 
-@extend_schema(tags=["simulations"])
-@extend_schema_view(
+@documented(
+    "simulations",
     get=one_docs(
         summary="One simulation: status, progress and, once succeeded, the result",
         serializer=SimulationSerializer,

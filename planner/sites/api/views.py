@@ -6,21 +6,18 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import viewsets
-from rest_framework.exceptions import ValidationError
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from accounts.permissions import FacilityWrites
-from accounts.services import user_team
-from planner.api.responses import DetailSerializer
+from planner.api.responses import DetailSerializer, documented
 from planner.api.versioned import (
-    HistoryMixin,
-    VersionedMixin,
+    RecordViewSet,
     conflict,
     crud_docs,
     service_errors,
 )
+from planner.api.views import writer_team
 from planner.models import RackGroup, Site
 from planner.sites.api.serializers import RackGroupSerializer, SiteSerializer
 from planner.sites.filtersets import RackGroupFilterSet, SiteFilterSet
@@ -57,8 +54,8 @@ class SiteEditable(BasePermission):
         return site_editable_by(request.user).filter(pk=site_id).exists()
 
 
-@extend_schema(tags=["sites"])
-@extend_schema_view(
+@documented(
+    "sites",
     **crud_docs(
         SiteSerializer,
         noun="site",
@@ -66,9 +63,9 @@ class SiteEditable(BasePermission):
         forbidden=FORBIDDEN,
         not_found=NOT_FOUND,
         delete_conflicts=True,
-    )
+    ),
 )
-class SiteViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
+class SiteViewSet(RecordViewSet):
     """Sites: where the racks are and what power costs there. Everyone reads their team's
     sites and the ones other teams share; facility people write their own team's."""
 
@@ -76,17 +73,13 @@ class SiteViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     serializer_class = SiteSerializer
     permission_classes = [FacilityWrites, SiteEditable]
     filterset_class = SiteFilterSet
-    lookup_value_regex = r"\d+"
-    etag_kind = "site"
     noun = "site"
 
     def get_queryset(self) -> QuerySet[Site]:
         return site_visible_to(self.request.user).select_related("team")
 
     def perform_create(self, serializer) -> None:
-        team = user_team(self.request.user)
-        if team is None:
-            raise ValidationError({"team": [_("Your account belongs to no team; ask an admin.")]})
+        team = writer_team(self.request)
         data = serializer.validated_data
         with service_errors(**self.conflict(data["name"])):
             serializer.instance = site_create(team=team, user=self.request.user, **data)
@@ -111,17 +104,17 @@ class SiteViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
         }
 
 
-@extend_schema(tags=["rack-groups"])
-@extend_schema_view(
+@documented(
+    "rack-groups",
     **crud_docs(
         RackGroupSerializer,
         noun="rack group",
         etag_example='"rack-group-12-v4-9b2e61c0d5a3"',
         forbidden=FORBIDDEN,
         not_found=NOT_FOUND,
-    )
+    ),
 )
-class RackGroupViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
+class RackGroupViewSet(RecordViewSet):
     """Rows of identical racks: what each rack can power, cool, hold and carry. Writes need
     the facility role and a site of your own team."""
 
@@ -129,8 +122,6 @@ class RackGroupViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     serializer_class = RackGroupSerializer
     permission_classes = [FacilityWrites, SiteEditable]
     filterset_class = RackGroupFilterSet
-    lookup_value_regex = r"\d+"
-    etag_kind = "rack-group"
     noun = "rack group"
 
     def get_queryset(self) -> QuerySet[RackGroup]:

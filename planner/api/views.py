@@ -1,0 +1,34 @@
+"""What the planner's API views share: rows read through a feature's visibility selector, and
+the team a write is for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils.translation import gettext as _
+from rest_framework.exceptions import ValidationError
+
+from accounts.permissions import PlannerWrites
+from accounts.services import user_team
+
+
+# Rows come from the feature's selector `visible_to(user)`, so a row the user may not see is a
+# 404, never a hint that it exists. Any signed-in role reads; planners and admins write. (No
+# docstring: the OpenAPI document would show it as the description of every view using this.)
+class VisibleRowsMixin:
+    permission_classes = [PlannerWrites]
+    visible_to: Callable[[Any], QuerySet]  # a selector, set as staticmethod(...)
+
+    def get_queryset(self: Any) -> QuerySet:
+        return self.visible_to(self.request.user)
+
+
+def writer_team(request: Any) -> Any:
+    """The team a written row will belong to: always the writer's, never taken from the body;
+    400 naming `team` for an account outside every team."""
+    team = user_team(request.user)
+    if team is None:
+        raise ValidationError({"team": [_("Your account belongs to no team; ask an admin.")]})
+    return team

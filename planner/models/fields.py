@@ -1,0 +1,61 @@
+"""Fields and rules that several of the planner's tables declare alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+def optional_link(
+    to: str,
+    verbose_name: Any = None,
+    *,
+    related_name: str,
+    on_delete: Any = models.PROTECT,
+    **options: Any,
+) -> models.ForeignKey:
+    """A link a row may lack (a price's server, a plan's site). PROTECT by default: a catalog
+    row or team that rows still name is not deleted from under them."""
+    return models.ForeignKey(
+        to,
+        verbose_name=verbose_name,
+        null=True,
+        blank=True,
+        on_delete=on_delete,
+        related_name=related_name,
+        **options,
+    )
+
+
+def created_by_field() -> models.ForeignKey:
+    """Who created the row; the row stays when that account is deleted."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+
+def version_field() -> models.PositiveIntegerField:
+    """The version of a row edited through planner/versioning.py."""
+    return models.PositiveIntegerField(
+        _("record version"),
+        default=1,
+        editable=False,
+        help_text=_("Raised by one on every save; an edit names the version it started from"),
+    )
+
+
+def name_rules(table: str, *, unique_within: str | None = None) -> list[models.BaseConstraint]:
+    """A row's name is never empty and, with `unique_within` ("team", "site"), unique there."""
+    rules: list[models.BaseConstraint] = []
+    if unique_within:
+        rules.append(
+            models.UniqueConstraint(
+                fields=[unique_within, "name"], name=f"{table}_unique_name_per_{unique_within}"
+            )
+        )
+    rules.append(models.CheckConstraint(condition=~Q(name=""), name=f"{table}_has_name"))
+    return rules
