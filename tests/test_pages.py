@@ -36,6 +36,7 @@ LANGUAGES = ("en", "zh-hans")
 NOT_PAGES = {
     "planner:plan_export_csv",
     "planner:plan_export_json",
+    "planner:plan_candidate_purchase_csv",
     "planner:rack_export",
     "planner:price_export",
     "logout",
@@ -194,6 +195,8 @@ def _urls(name: str, world: dict) -> list[str]:
         "token_revoke": [1],
     }
     query = QUERIES.get(name, "")
+    if short.startswith("plan_candidate"):  # a plan and one of its builds
+        return [reverse(name, args=[world["plan"].pk, cid]) + query for cid in (0, 1)]
     try:
         return [reverse(name) + query]
     except NoReverseMatch:  # the page takes an argument

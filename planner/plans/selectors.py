@@ -139,3 +139,15 @@ def ranked_candidates(
         candidate["rank"] = rank
         candidate["id"] = ids[(candidate["accelerator"], candidate["server"], candidate["count"])]
     return Ordered(ranked, goal, None if ranking.first is None else ranking.first.as_dict())
+
+
+def plan_candidate(
+    *, plan: Plan, candidate_id: int, weights: dict[str, float], objective: str | None = None
+) -> dict[str, Any] | None:
+    """One viable build of the plan by its `id` (its place in the stored ranking), with its
+    `rank` under the objective and `weights`; None when the plan has no such build."""
+    stored = (plan.ranking or {}).get("candidates") or []
+    if not 0 <= candidate_id < len(stored):
+        return None
+    ordered = ranked_candidates(plan=plan, weights=weights, objective=objective)
+    return next((c for c in ordered.candidates if c["id"] == candidate_id), None)

@@ -7,17 +7,21 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
-from planner.engine import MODEL_VERSION
+from planner.engine import MODEL_VERSION, RequestError
 from planner.engine.contract.base import without_nulls
 from planner.engine.recommend import (
     Ranking,
     recommend,
 )
 from planner.messages.answers import localise_plan
-from planner.models import Plan, Site, Workload
+from planner.models import Plan, Simulation, Site, Workload
+from planner.plans.builds import SWEEP_MIN, sweep_question
+from planner.plans.figures import build_names
 from planner.plans.question import plan_question
+from planner.plans.selectors import ranked_candidates
+from planner.simulations.services import simulation_start
 from planner.sites.selectors import site_visible_to
 
 
@@ -103,3 +107,22 @@ def workload_copy(*, workload: Workload, user) -> Workload:
             break
         number += 1
     return workload_create(name=name, spec=workload.spec, user=user, team=workload.team)
+
+
+# Sweeps: the plan's top builds simulated side by side. -----------------------------------
+
+
+def plan_sweep_start(
+    *, plan: Plan, top: int, weights: dict[str, float], objective: str | None, user
+) -> tuple[Simulation, bool]:
+    """Queue a sweep simulation of the plan's first `top` builds under `objective` and
+    `weights` (training campaigns, or serving at the plan's rate and SLOs); the same builds
+    asked again get the same row. `RequestError` when fewer than two builds are viable."""
+    ordered = ranked_candidates(plan=plan, weights=weights, objective=objective).candidates
+    chosen = ordered[:top]
+    if len(chosen) < SWEEP_MIN:
+        raise RequestError(
+            "top", gettext_noop("a sweep needs at least {least} viable builds"), least=SWEEP_MIN
+        )
+    question = sweep_question(plan, chosen, build_names(plan))
+    return simulation_start(data=question, user=user)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner.plans.views import exports, plans, workloads
+from planner.plans.views import candidates, exports, plans, workloads
 
 urlpatterns = [
     path("workloads/", workloads.workload_list, name="workload_list"),
@@ -16,4 +16,20 @@ urlpatterns = [
     path("plans/<int:pk>/report/", exports.plan_report, name="plan_report"),
     path("plans/<int:pk>/ranking.csv", exports.plan_export_csv, name="plan_export_csv"),
     path("plans/<int:pk>/ranking.json", exports.plan_export_json, name="plan_export_json"),
+    path("plans/<int:pk>/sweep/", candidates.plan_sweep, name="plan_sweep"),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/",
+        candidates.candidate_detail,
+        name="plan_candidate",
+    ),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/purchase/",
+        candidates.candidate_purchase,
+        name="plan_candidate_purchase",
+    ),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/purchase.csv",
+        candidates.candidate_purchase_csv,
+        name="plan_candidate_purchase_csv",
+    ),
 ]

@@ -17,6 +17,8 @@ from planner.choices import SimulationKind
 from planner.engine.simulate.question import MAX_REQUESTS, MAX_TRIALS
 from planner.engine.specs import InferenceSpec, ReliabilitySpec
 from planner.web.fields import (
+    DEFAULT_SEQ_LEN,
+    METHOD_CHOICES,
     PRECISION_CHOICES,
     accelerator_field,
     fabric_field,
@@ -56,6 +58,12 @@ class SimulationForm(FieldsetsMixin, forms.Form):
     count = forms.IntegerField(label=_("Devices"), min_value=1, initial=8)
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
 
+    @classmethod
+    def initial_from(cls, query: Any) -> dict[str, Any]:
+        """A query string's values of the form's own fields, to prefill it ("simulate this
+        build" links here); the form validates them only when submitted."""
+        return {name: query[name] for name in cls.base_fields if query.get(name, "") != ""}
+
     def error_field(self, path: str) -> str | None:
         """The form field an engine error path names, or None for an error about the whole."""
         name = self.ERROR_FIELDS.get(path)
@@ -83,6 +91,25 @@ class TrainingSimulationForm(SimulationForm):
     kind = SimulationKind.TRAINING
     TASK = "train"
 
+    task = forms.ChoiceField(
+        label=_("Task"),
+        choices=[("train", _("Pre-train")), ("finetune", _("Fine-tune"))],
+        initial="train",
+        required=False,
+    )
+    method = forms.ChoiceField(
+        label=_("Method"),
+        choices=METHOD_CHOICES,
+        initial="full",
+        required=False,
+        help_text=_("LoRA and QLoRA fine-tune only."),
+    )
+    seq_len = forms.IntegerField(
+        label=_("Sequence length (tokens)"),
+        min_value=1,
+        required=False,
+        widget=number_input(DEFAULT_SEQ_LEN),
+    )
     fabric = fabric_field()
     tokens = figure_field(
         _("Training tokens"),
@@ -118,7 +145,7 @@ class TrainingSimulationForm(SimulationForm):
     )
 
     FIELDSETS = (
-        (_("Workload"), ("model", "tokens", "precision")),
+        (_("Workload"), ("task", "model", "method", "tokens", "seq_len", "precision")),
         (_("Hardware"), ("accelerator", "count", "fabric")),
         (
             _("Reliability"),
@@ -131,7 +158,13 @@ class TrainingSimulationForm(SimulationForm):
         data = self.cleaned_data
         estimate = filled(
             self._estimate(),
-            {"fabric": data["fabric"].slug if data["fabric"] else None, "tokens": data["tokens"]},
+            {
+                "task": data["task"] or None,
+                "method": None if data["method"] in ("", "full") else data["method"],
+                "seq_len": data["seq_len"],
+                "fabric": data["fabric"].slug if data["fabric"] else None,
+                "tokens": data["tokens"],
+            },
         )
         restart_min = data["restart_min"]
         return filled(

@@ -111,6 +111,26 @@ def _serving_context(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _sweep_context(inputs: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """A sweep's comparison: one row per build, linked to its own simulation."""
+    parts = result.get("parts") or []
+    rows = []
+    for i, row in enumerate(result.get("candidates") or []):
+        slo = row.get("slo") or {}
+        rows.append(
+            {
+                **row,
+                "part": parts[i] if i < len(parts) else None,
+                "goodput_percent": _percent(row.get("goodput")),
+                "attainment_percent": _percent(slo.get("attainment")),
+            }
+        )
+    return {
+        "sweep_kind": (inputs.get("simulation") or {}).get("kind", "training"),
+        "sweep_rows": rows,
+    }
+
+
 def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else 100 * fraction
 
@@ -173,7 +193,9 @@ def _detail_context(request: HttpRequest, simulation: Simulation) -> dict[str, A
     result = simulation.result
     if simulation.status == SimulationStatus.SUCCEEDED and result:
         context["chart_labels"] = _chart_labels()
-        if simulation.kind == SimulationKind.TRAINING:
+        if simulation.kind == SimulationKind.SWEEP:
+            context.update(_sweep_context(simulation.inputs, result))
+        elif simulation.kind == SimulationKind.TRAINING:
             context.update(_training_context(result))
         else:
             context.update(_serving_context(result))
@@ -216,7 +238,10 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
     if form_class is None:
         raise Http404
     require_role(request.user)
-    form = form_class(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        form = form_class(request.POST)
+    else:
+        form = form_class(initial=form_class.initial_from(request.GET))
     status = 200
     if request.method == "POST" and form.is_valid():
         try:

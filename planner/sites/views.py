@@ -21,6 +21,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
+from catalog.context_processors import display_currency
 from planner.models import RackGroup, Site
 from planner.sites import services as site_services
 from planner.sites.filtersets import SiteFilterSet
@@ -150,7 +151,12 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def site_create(request: HttpRequest) -> HttpResponse:
     _require_writer(request.user)
     team = user_team(request.user)
-    form = SiteForm(request.POST if request.method == "POST" else None, team=team)
+    # A new site's amounts start in the currency its author reads prices in.
+    form = SiteForm(
+        request.POST if request.method == "POST" else None,
+        team=team,
+        initial={"currency": display_currency(request)},
+    )
     if request.method == "POST" and form.is_valid() and not validating(request):
         if team is None:
             form.add_error(None, _("Your account belongs to no team; ask an admin to add you."))

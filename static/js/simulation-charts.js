@@ -93,7 +93,8 @@
   function drawResult() {
     const result = json("simulation-result");
     const labels = json("simulation-chart-labels");
-    if (!result || !labels || !window.Chart) return;
+    // A sweep's comparison is a table; each build's own page has its charts.
+    if (!result || !labels || !window.Chart || result.kind === "sweep") return;
     (result.kind === "training" ? training : serving)(result, labels);
   }
 

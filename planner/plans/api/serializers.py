@@ -101,9 +101,9 @@ class PlanSerializer(PlanSummarySerializer):
         )
 
 
-class CandidatesQuerySerializer(serializers.Serializer):
-    """Query parameters of the candidates page: weights 0-100 (a dimension left out keeps the
-    plan's weight; a zero leaves it out of the overall score)."""
+class OrderQuerySerializer(serializers.Serializer):
+    """What orders a plan's builds: the objective and weights 0-100 (a dimension left out keeps
+    the plan's weight; a zero leaves it out of the overall score)."""
 
     objective = serializers.ChoiceField(
         choices=list(OBJECTIVES),
@@ -111,15 +111,62 @@ class CandidatesQuerySerializer(serializers.Serializer):
         help_text="What orders the builds; default: the plan's own (cost unless it asked "
         "otherwise)",
     )
-    page = serializers.IntegerField(min_value=1, required=False, default=1)
-    page_size = serializers.IntegerField(
-        min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=DEFAULT_PAGE_SIZE
-    )
     memory_capacity = serializers.FloatField(min_value=0, max_value=100, required=False)
     memory_bandwidth = serializers.FloatField(min_value=0, max_value=100, required=False)
     interconnect = serializers.FloatField(min_value=0, max_value=100, required=False)
     cooling = serializers.FloatField(min_value=0, max_value=100, required=False)
     software = serializers.FloatField(min_value=0, max_value=100, required=False)
+
+
+class CandidatesQuerySerializer(OrderQuerySerializer):
+    """Query parameters of the candidates page: the order, and which page."""
+
+    page = serializers.IntegerField(min_value=1, required=False, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=DEFAULT_PAGE_SIZE
+    )
+
+
+class PurchaseLineSerializer(serializers.Serializer):
+    """One thing to order: how many, at which price, and where the price comes from."""
+
+    item = serializers.CharField(
+        help_text="system | accelerator | server | nic | switch_port | cable | transceiver | rack"
+    )
+    item_label = serializers.CharField(help_text="The item in the request's language")
+    description = serializers.CharField(help_text="Catalog name of what to order")
+    name = serializers.CharField(help_text="Catalog slug (the fabric's for network items)")
+    quantity = serializers.IntegerField()
+    unit = serializers.FloatField(allow_null=True, help_text="Per unit, plan currency")
+    amount = serializers.FloatField(allow_null=True, help_text="quantity x unit, plan currency")
+    currency = serializers.CharField(help_text="The plan's currency")
+    own_unit = serializers.FloatField(allow_null=True, help_text="Per unit, as quoted")
+    own_currency = serializers.CharField(help_text="The quote's currency")
+    origin = serializers.CharField(help_text="team | reference | question | missing")
+    origin_label = serializers.CharField()
+    source = serializers.CharField(help_text="URL or quote reference")
+    price_date = serializers.CharField(help_text="ISO date the source gives")
+    price_id = serializers.IntegerField(allow_null=True, help_text="/api/v1/prices/{id}/")
+    provider = serializers.CharField()
+    stale = serializers.BooleanField(help_text="More than a year old")
+    expired = serializers.BooleanField(help_text="Past its valid-until day")
+
+
+class PurchaseListSerializer(serializers.Serializer):
+    """A build's purchase list; `?format=csv` (or Accept: text/csv) answers it as CSV."""
+
+    plan = serializers.IntegerField()
+    candidate = serializers.IntegerField(help_text="The build's id in the plan")
+    accelerator = serializers.CharField()
+    server = serializers.CharField()
+    count = serializers.IntegerField()
+    nodes = serializers.IntegerField()
+    currency = serializers.CharField()
+    total = serializers.FloatField(allow_null=True, help_text="Sum of the priced lines")
+    missing = serializers.ListField(
+        child=serializers.CharField(), help_text="Items without a price"
+    )
+    lines = PurchaseLineSerializer(many=True)
 
 
 def _page_url(

@@ -2,10 +2,26 @@
 
 from django.urls import path
 
-from planner.plans.api.views import PlanCandidatesView, PlanDetailView, PlanListView
+from planner.plans.api.views import (
+    PlanCandidatesView,
+    PlanCandidateView,
+    PlanDetailView,
+    PlanListView,
+    PlanPurchaseListView,
+)
 
 urlpatterns = [
     path("plans/", PlanListView.as_view(), name="plan-list"),
     path("plans/<int:pk>/", PlanDetailView.as_view(), name="plan-detail"),
     path("plans/<int:pk>/candidates/", PlanCandidatesView.as_view(), name="plan-candidates"),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/",
+        PlanCandidateView.as_view(),
+        name="plan-candidate",
+    ),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/purchase-list/",
+        PlanPurchaseListView.as_view(),
+        name="plan-candidate-purchase-list",
+    ),
 ]

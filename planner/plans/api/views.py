@@ -8,9 +8,12 @@ Validation is the engine's (planner.plans.plan_question), shared with the plan p
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiResponse,
@@ -19,6 +22,7 @@ from drf_spectacular.utils import (
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -36,16 +40,22 @@ from planner.api.responses import (
     one_docs,
 )
 from planner.api.views import VisibleRowsMixin
-from planner.engine.contract.answers import CandidatePage
+from planner.engine.contract.answers import CandidatePage, RankedCandidate
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
+from planner.messages.answers import localise_candidate
+from planner.models import Plan
 from planner.plans.api.serializers import (
     CandidatesQuerySerializer,
+    OrderQuerySerializer,
     PlanSerializer,
     PlanSummarySerializer,
+    PurchaseListSerializer,
     candidate_page,
 )
-from planner.plans.selectors import default_weights, plan_visible_to
+from planner.plans.figures import build_names
+from planner.plans.purchases import purchase_rows, purchase_total, write_purchase_csv
+from planner.plans.selectors import default_weights, plan_candidate, plan_visible_to
 from planner.plans.services import plan_create
 from planner.sites.selectors import site_visible_to
 
@@ -226,3 +236,108 @@ class PlanCandidatesView(APIView):
                 objective=query.validated_data.get("objective"),
             )
         )
+
+
+class PurchaseCsvRenderer(BaseRenderer):
+    """A purchase list as CSV (planner.plans.purchases writes it), headers in the request's
+    language; any other answer (404, 401) as one line of text."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        out = io.StringIO()
+        if isinstance(data, dict) and "lines" in data:
+            write_purchase_csv(out, data["lines"])
+        else:
+            out.write(str((data or {}).get("detail", "")) + "\n")
+        return out.getvalue().encode(self.charset)
+
+
+def _visible_candidate(request: Request, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
+    plan = plan_visible_to(request.user).filter(pk=pk).first()
+    if plan is None:
+        raise NotFound(_("No such plan in your team."))
+    query = OrderQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+    candidate = plan_candidate(
+        plan=plan,
+        candidate_id=cid,
+        weights={**default_weights(plan=plan), **given},
+        objective=query.validated_data.get("objective"),
+    )
+    if candidate is None:
+        raise NotFound(_("No such build in this plan."))
+    return plan, candidate
+
+
+NO_BUILD = detail_response("No such plan in your team, or no such build in it.")
+
+
+@extend_schema(tags=["plans"])
+class PlanCandidateView(APIView):
+    """One viable build of a plan, by its id (its place in the stored ranking)."""
+
+    permission_classes = [PlannerWrites]
+
+    @extend_schema(
+        operation_id="v1_plans_candidate_retrieve",
+        summary="One build of a plan: estimate, site fit, cost lines with their prices, scores",
+        description="The build's `id` stays the same whatever the order; `rank` is its place "
+        "under the objective and weights given (the plan's own when none are).",
+        parameters=[OrderQuerySerializer],
+        responses={200: RankedCandidate, 401: UNAUTHENTICATED, 404: NO_BUILD},
+    )
+    def get(self, request: Request, pk: int, cid: int) -> Response:
+        _plan, candidate = _visible_candidate(request, pk, cid)
+        return Response(localise_candidate(candidate))
+
+
+@extend_schema(tags=["plans"])
+class PlanPurchaseListView(APIView):
+    """A build's purchase list, as JSON or CSV."""
+
+    permission_classes = [PlannerWrites]
+    renderer_classes = [JSONRenderer, PurchaseCsvRenderer]
+
+    @extend_schema(
+        operation_id="v1_plans_candidate_purchase_list_retrieve",
+        summary="A build's purchase list: what to order, how many, unit prices and sources",
+        description="Complete systems, or cards and servers; NICs, switch ports, cables and "
+        "transceivers; racks: each with its quantity, unit price in the plan's currency, the "
+        "price as quoted, and the price's origin, source and date. `?format=csv` or "
+        "`Accept: text/csv` answers CSV with headers in the request's language.",
+        parameters=[OrderQuerySerializer],
+        responses={
+            (200, "application/json"): PurchaseListSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            401: UNAUTHENTICATED,
+            404: NO_BUILD,
+        },
+    )
+    def get(self, request: Request, pk: int, cid: int) -> Response:
+        plan, candidate = _visible_candidate(request, pk, cid)
+        rows = purchase_rows(plan, candidate, build_names(plan))
+        total = purchase_total(rows)
+        response = Response(
+            {
+                "plan": plan.pk,
+                "candidate": candidate["id"],
+                "accelerator": candidate["accelerator"],
+                "server": candidate["server"],
+                "count": candidate["count"],
+                "nodes": candidate["nodes"],
+                "currency": plan.currency,
+                "total": total["amount"],
+                "missing": [str(item) for item in total["missing"]],
+                "lines": rows,
+            }
+        )
+        if request.accepted_renderer.format == "csv":
+            name = f"plan-{plan.pk}-build-{cid}-purchase.csv"
+            response["Content-Disposition"] = content_disposition_header(
+                as_attachment=True, filename=name
+            )
+        return response

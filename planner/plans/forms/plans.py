@@ -14,6 +14,7 @@ from catalog.models import Accelerator
 from planner.engine.recommend import OBJECTIVES
 from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan, Site, Workload
+from planner.plans.builds import SWEEP_DEFAULT, SWEEP_MAX, SWEEP_MIN
 from planner.plans.figures import DIMENSION_LABELS
 from planner.plans.forms.workloads import TARGET_KEYS
 from planner.plans.selectors import WEIGHT_SCALE, default_weights, plan_objective
@@ -233,3 +234,26 @@ class WeightsForm(forms.Form):
             {"field": self[name], "value": current[name], "label": DIMENSION_LABELS[name]}
             for name in DIMENSIONS
         ]
+
+
+class SweepForm(forms.Form):
+    """How many of the plan's top builds to simulate side by side, under the order on the page
+    (the objective and weights travel as hidden fields)."""
+
+    top = forms.IntegerField(
+        label=_("Builds to sweep"),
+        min_value=SWEEP_MIN,
+        max_value=SWEEP_MAX,
+        initial=SWEEP_DEFAULT,
+        help_text=_("The top builds under the order shown, simulated side by side."),
+    )
+
+    def __init__(self, data=None, *, plan: Plan):
+        super().__init__(data, initial={"top": SWEEP_DEFAULT})
+        self.order = WeightsForm(data, plan=plan)
+
+    def weights(self) -> dict[str, float]:
+        return self.order.weights()
+
+    def objective(self) -> str:
+        return self.order.objective()

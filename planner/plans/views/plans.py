@@ -31,6 +31,7 @@ from planner.messages.answers import plan_why_none
 from planner.messages.render import error_line, error_message
 from planner.messages.render import render as render_message
 from planner.models import Plan
+from planner.plans.builds import SWEEP_MIN
 from planner.plans.figures import (
     TASK_LABELS,
     build_names,
@@ -43,7 +44,7 @@ from planner.plans.figures import (
     rejected_rows,
     weights_query,
 )
-from planner.plans.forms.plans import PlanForm, WeightsForm
+from planner.plans.forms.plans import PlanForm, SweepForm, WeightsForm
 from planner.plans.selectors import (
     plan_task,
     plan_visible_to,
@@ -240,6 +241,10 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "question_rows": question_rows(plan),
         "question_json": json.dumps(plan.question, indent=2, sort_keys=True),
         "results_html": mark_safe(results_html),
+        "can_sweep": viable >= SWEEP_MIN and has_role(request.user, Role.PLANNER),
+        "sweep_form": SweepForm(plan=plan),
+        "order_objective": weights_form.objective(),
+        "serving": plan_task(plan) == "inference",
         "rejected_html": mark_safe(rejected_html),
     }
     return render(request, template, context)

@@ -230,6 +230,27 @@ def test_the_serving_form_builds_length_distributions_and_the_replica_search(
     assert inputs["ttft_slo_ms"] == 500.0 and "tpot_slo_ms" not in inputs
 
 
+def test_the_training_form_asks_a_lora_fine_tune_with_its_sequence_length(
+    loaded_catalog, published, cast
+):
+    form = {**TRAINING_FORM, "task": "finetune", "method": "lora", "seq_len": "4096"}
+    answer = cast.browser("planner").post(
+        reverse("planner:simulation_create", args=["training"]), form
+    )
+    assert answer.status_code == 302
+    estimate = Simulation.objects.get().inputs["estimate"]
+    assert (estimate["task"], estimate["method"], estimate["seq_len"]) == ("finetune", "lora", 4096)
+
+
+def test_the_form_opens_prefilled_from_the_query_string(loaded_catalog, cast):
+    url = reverse("planner:simulation_create", args=["serving"])
+    response = cast.browser("planner").get(url, {"count": "4", "rate_per_s": "12.5", "junk": "x"})
+    form = response.context["form"]
+    assert form.initial == {"count": "4", "rate_per_s": "12.5"}
+    assert not form.is_bound
+    assert 'value="12.5"' in response.content.decode()
+
+
 def test_asking_the_same_question_on_the_form_opens_the_first_run(loaded_catalog, published, cast):
     client = cast.browser("planner")
     url = reverse("planner:simulation_create", args=["training"])
@@ -271,7 +292,8 @@ def test_engine_errors_sit_beside_the_field_they_name(loaded_catalog, published,
         (TrainingSimulationForm, "estimate.model", "model"),
         (TrainingSimulationForm, "estimate.tokens", "tokens"),
         (TrainingSimulationForm, "restart_s", "restart_min"),
-        (TrainingSimulationForm, "estimate.task", None),
+        # The task is a field of the training form: a fine-tune or a pre-training run.
+        (TrainingSimulationForm, "estimate.task", "task"),
         (ServingSimulationForm, "estimate.accelerator", "accelerator"),
         (ServingSimulationForm, "output.sigma", "output_sigma"),
         (ServingSimulationForm, "prompt.mean", "prompt_value"),

@@ -28,6 +28,14 @@ def test_facility_creates_a_site_for_their_own_team(cast):
     assert history_of(created)[0]["who"] == cast.facility.username
 
 
+@pytest.mark.parametrize("chosen", ["CNY", "USD"])
+def test_a_new_site_starts_in_the_currency_its_author_reads_prices_in(cast, chosen):
+    client = cast.browser("facility")
+    client.post(reverse("set_currency"), {"currency": chosen, "next": "/"})
+    form = client.get(reverse("planner:site_create")).context["form"]
+    assert form["currency"].value() == chosen
+
+
 def test_editing_a_site_saves_through_the_service_and_records_the_change(cast, site):
     client = cast.browser("facility")
     response = client.post(
