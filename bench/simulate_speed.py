@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.engine.simulate.engine_fit import kv_budget_tokens_from_engine, step_model_from_engine
+from planner.engine.replica import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.serving import simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign

@@ -23,6 +23,7 @@ from planner.engine.parallel import (
     fixed_layout,
     smallest_fitting_tp,
 )
+from planner.engine.replica import kv_bound
 from planner.engine.shapes import lora_params_per_layer, model_flops_per_token
 from planner.engine.specs import BYTES, ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.step import InferenceTime, inference_time
@@ -426,6 +427,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
             "decode_tokens_per_s": round(decode_tps, 3),
             "ttft_ms": round(ttft * 1000, 3),
             "tpot_ms": round(tpot * 1000, 3),
+            **kv_bound(req, tp=tp),
         },
         efficiency={k: round(final[k], 4) for k in ETA_KEYS},
         explanations={**_inference_explanations(computed, timing, tp), **notes},

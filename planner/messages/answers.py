@@ -73,6 +73,12 @@ def localise_candidate(candidate: dict[str, Any]) -> dict[str, Any]:
         estimate = dict(out["estimate"])
         estimate["bottleneck"] = say.one(estimate["bottleneck"], "estimate.bottleneck")
         estimate["warnings"] = say.many(estimate["warnings"], "estimate.warnings")
+        if estimate.get("serving"):
+            serving = estimate["serving"]
+            estimate["serving"] = {
+                **serving,
+                "why": say.one(serving["why"], "estimate.serving.why"),
+            }
         out["estimate"] = estimate
     out["messages"] = say.messages
     return out

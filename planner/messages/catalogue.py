@@ -188,6 +188,15 @@ TEMPLATES: dict[str, str] = {
         "{percent:.0f} % of the time"
     ),
     "usage.always": _("busy around the clock"),
+    "serving.capacity": _(
+        "serves {rps:,.1f} requests/s within the latency bounds: {replicas} replicas at "
+        "tensor parallelism {tp}, each running up to {batch} requests at once (the KV cache "
+        "holds {max_batch}); {binding} stops a higher rate"
+    ),
+    "serving.binding.tpot": _("the time per output token"),
+    "serving.binding.ttft": _("the time to first token"),
+    "serving.binding.batch": _("the batch the KV cache holds"),
+    "serving.binding.saturation": _("the replicas' decode rate"),
     "item.accelerator": _("accelerators"),
     "item.server": _("servers"),
     "item.system": _("complete systems"),

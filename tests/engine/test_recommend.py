@@ -250,17 +250,36 @@ def test_a_capex_budget_rejects_the_builds_that_cost_more():
 
 
 def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacity():
-    # Capacity in requests/s is decode tokens/s over the tokens each answer produces.
-    ranking = recommend(question(serve(LLAMA3_8B, batch=16, output=128), target_rps=20))
+    # Capacity in requests/s is the most the build's searched layout serves within the bounds.
+    ranking = recommend(
+        question(serve(LLAMA3_8B, batch=16, output=128), target_rps=20, ttft_ms=500, tpot_ms=50)
+    )
     short = met = 0
     for c in (c for c in every_build(ranking) if c.estimate):
-        capacity = c.estimate["inference"]["decode_tokens_per_s"] / 128
-        assert c.estimate["capacity_rps"] == pytest.approx(capacity, abs=1e-3)
+        serving = c.estimate["serving"]
+        capacity = serving["capacity_rps"]
+        assert c.estimate["capacity_rps"] == capacity
+        assert serving["tp"] * serving["replicas"] <= c.count
+        assert 1 <= serving["batch_per_replica"] <= serving["max_batch_per_replica"]
+        assert serving["why"]["code"] == "serving.capacity"
         short_of_20 = [f for f in c.failures if f.code == "failure.rate"]
         assert bool(short_of_20) == (capacity < 20)
         assert all(f.params["target"] == 20 for f in short_of_20)
         short, met = short + (capacity < 20), met + (capacity >= 20)
     assert short and met
+
+
+def test_a_serving_build_serves_in_proportion_to_its_replicas():
+    # Same card, same layout per replica: eight of them serve eight times one.
+    ranking = recommend(
+        question(serve(LLAMA3_8B, output=128), target_rps=20, ttft_ms=500, tpot_ms=50)
+    )
+    by_count = {
+        c.count: c.estimate["serving"]
+        for c in every_build(ranking)
+        if c.accelerator == "h100" and c.estimate and c.estimate["serving"]["tp"] == 1
+    }
+    assert by_count[8]["capacity_rps"] == pytest.approx(8 * by_count[1]["capacity_rps"], rel=1e-3)
 
 
 def test_a_site_whose_racks_take_no_liquid_cooled_server_rejects_it():

@@ -79,6 +79,19 @@ class InferenceFigures(Answer):
     decode_tokens_per_s: float
     ttft_ms: float = Field(description="Time to first token")
     tpot_ms: float = Field(description="Time per output token")
+    max_batch_per_replica: int | None = Field(
+        None,
+        description="Serving: the most requests one replica runs at once at the question's "
+        "prompt and output lengths (paged KV cache, 16-token blocks)",
+    )
+    kv_budget_gib: float | None = Field(
+        None,
+        description="Serving: memory per device left for the KV cache after the weights, "
+        "activations, runtime and allocator reserve, GiB",
+    )
+    kv_per_sequence_gib: float | None = Field(
+        None, description="Serving: the KV cache one request holds per device, GiB"
+    )
 
 
 class Efficiency(Answer):
@@ -231,6 +244,23 @@ class Cost(Answer):
     notes: list[str]
 
 
+class ServingLayout(Answer):
+    """Serving at a target rate: the layout that serves the most requests/s within the TTFT
+    and TPOT bounds (met by 99 % of requests), and that rate."""
+
+    tp: int = Field(description="Accelerators per replica (tensor parallelism)")
+    batch_per_replica: int = Field(description="Requests a replica runs at once, at most")
+    max_batch_per_replica: int = Field(description="What the KV cache holds")
+    replicas: int
+    capacity_rps: float = Field(description="Requests per second within the bounds")
+    ttft_ms: float | None = Field(description="99th-percentile time to first token there")
+    tpot_ms: float | None = Field(description="99th-percentile time per output token there")
+    binding: Literal["ttft", "tpot", "batch", "saturation"] = Field(
+        description="What stops a higher rate"
+    )
+    why: str = Field(description="The layout and its rate in one sentence")
+
+
 class CandidateEstimate(Answer):
     """The estimate of a candidate, without its explanations and layout search."""
 
@@ -247,6 +277,9 @@ class CandidateEstimate(Answer):
     batch: GlobalBatch | None = Field(None, description="Training: the global batch and its range")
     model_version: str
     capacity_rps: float | None = Field(None, description="Serving: requests per second")
+    serving: ServingLayout | None = Field(
+        None, description="Serving at a target rate: the layout searched and its rate"
+    )
     messages: list[Message] = Field(default_factory=list)
 
 

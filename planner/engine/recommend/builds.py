@@ -21,6 +21,7 @@ from planner.engine.facility import (
 )
 from planner.engine.memory import OPTIMIZER_STATE_BYTES, master_weight_bytes, training_weight_bytes
 from planner.engine.messages import Message, message
+from planner.engine.recommend.capacity import serving_plan
 from planner.engine.recommend.plan import AcceleratorOption, Candidate, PlanQuestion, ServerOption
 from planner.engine.specs import BYTES, GIB, AcceleratorSpec, EstimateRequest, FabricSpec
 
@@ -190,17 +191,26 @@ def _build_answer(
         calibration=option.calibration,
     )
     try:
-        answers[key] = estimate(req, advise=False).as_dict()
+        answer = estimate(req, advise=False).as_dict()
     except ValueError:  # no layout divides the batch over this count
         answers[key] = message("failure.no_layout")
-    return answers[key]
+        return answers[key]
+    if question.workload.task == "inference" and question.target_rps is not None:
+        answer = with_serving(question, req, answer)
+    answers[key] = answer
+    return answer
 
 
-def serving_capacity(question: PlanQuestion, answer: dict[str, Any]) -> float:
-    """Requests per second the build serves: its decode rate over the output length."""
-    output_len = max(question.workload.inference.output_len, 1)
-    decode_tokens_per_s: float = answer["inference"]["decode_tokens_per_s"]
-    return round(decode_tokens_per_s / output_len, 3)
+def with_serving(
+    question: PlanQuestion, req: EstimateRequest, answer: dict[str, Any]
+) -> dict[str, Any]:
+    """A serving build's answer with the layout that serves the most requests/s within the
+    question's TTFT/TPOT bounds (tensor parallelism, batch per replica, replicas) and that
+    rate as `capacity_rps`."""
+    plan = serving_plan(req, ttft_ms=question.ttft_ms, tpot_ms=question.tpot_ms)
+    if plan is None:
+        return {**answer, "capacity_rps": 0.0, "serving": None}
+    return {**answer, "capacity_rps": plan.capacity_rps, "serving": plan.as_dict()}
 
 
 def usage(question: PlanQuestion, answer: dict[str, Any]) -> Usage:
@@ -320,8 +330,6 @@ def _one_build(
         ), None
     if fabric_note is not None:
         answer = {**answer, "warnings": [*answer["warnings"], fabric_note.as_dict()]}
-    if question.workload.task == "inference" and question.target_rps is not None:
-        answer = {**answer, "capacity_rps": serving_capacity(question, answer)}
     facility = populated(
         server.facility[option.slug],
         max_kw=server.max_power_kw,

@@ -14,12 +14,12 @@ from typing import Any, Literal
 from planner.engine.errors import RequestError
 from planner.engine.errors import gettext_noop as _
 from planner.engine.estimate import estimate
-from planner.engine.shapes import lora_params_per_layer
-from planner.engine.simulate.engine_fit import (
+from planner.engine.replica import (
     engine_tp,
     kv_budget_tokens_from_engine,
     step_model_from_engine,
 )
+from planner.engine.shapes import lora_params_per_layer
 from planner.engine.simulate.serving import replicas_for_slo, simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign

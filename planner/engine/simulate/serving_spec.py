@@ -10,9 +10,10 @@ from typing import Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from planner.engine.replica import BLOCK_TOKENS, StepModel
+
 Ints: TypeAlias = npt.NDArray[np.int64]
 
-BLOCK_TOKENS = 16  # vLLM's default KV block size
 MAX_BATCH = 256  # vLLM's default max_num_seqs
 # vLLM v0 without chunked prefill sets max_num_batched_tokens to max(max_model_len, 2048): 8,192
 # for a model served at an 8k context.
@@ -57,30 +58,6 @@ class LengthDist:
             raise ValueError(f"unknown length distribution {self.kind!r}")
         counts: Ints = np.clip(np.rint(x), 1, self.hi or np.inf).astype(np.int64)
         return counts
-
-
-@dataclass(frozen=True)
-class StepModel:
-    """Step times of one replica. prefill_s(tokens) = max(floor, fixed + per_token x tokens);
-    decode_s(batch, context) = fixed + per_seq x batch + per_token x total context tokens."""
-
-    prefill_fixed_s: float
-    prefill_per_token_s: float
-    decode_fixed_s: float
-    decode_per_token_s: float
-    decode_per_seq_s: float = 0.0
-    prefill_floor_s: float = 0.0  # weights read once per step, however short the prompts
-    tp: int = 1
-
-    def prefill_s(self, tokens: float) -> float:
-        return max(self.prefill_floor_s, self.prefill_fixed_s + self.prefill_per_token_s * tokens)
-
-    def decode_s(self, batch: int, context_tokens: float) -> float:
-        return (
-            self.decode_fixed_s
-            + self.decode_per_seq_s * batch
-            + self.decode_per_token_s * context_tokens
-        )
 
 
 @dataclass(frozen=True, kw_only=True)

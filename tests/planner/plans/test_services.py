@@ -3,6 +3,10 @@
 import pytest
 
 from planner.engine import RequestError
+from planner.engine.replica import kv_budget_tokens_from_engine, step_model_from_engine
+from planner.engine.simulate.serving import replicas_for_slo
+from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
+from planner.estimates.services import estimate_request
 from planner.plans.services import recommend_run
 from tests.factories import PriceFactory
 
@@ -425,3 +429,55 @@ def test_the_fabric_switch_size_decides_the_network_bought(reference_prices, fab
     lines = {line["item"]: line for line in build["cost"]["lines"]}
     assert lines["switch_port"]["quantity"] == switch_ports
     assert "nic" not in lines  # a DGX comes with its own
+
+
+def test_serving_8b_at_200_rps_has_viable_builds_with_no_more_h100s_than_simulated(
+    loaded_catalog,
+):
+    # Issue 15: with default settings this plan once found no viable build from 1 to 64
+    # devices (the batch per replica stayed at 1).
+    question = {
+        "workload": {"task": "inference", "model": "meta-llama-3-8b"},
+        "target_rps": 200,
+        "ttft_ms": 500,
+        "tpot_ms": 50,
+        "count": {"min": 1, "max": 64},
+        "limit": 500,
+    }
+    answer = recommend_run(data=question)
+    assert answer["candidates"]
+    # H100 SXM comes in whole 8-card boards; H100 NVL by the card.
+    for h100 in ("nvidia-h100-sxm5-80gb", "nvidia-h100-nvl-94gb"):
+        first = next(c for c in answer["candidates"] if c["accelerator"] == h100)
+        serving = first["estimate"]["serving"]
+        assert first["estimate"]["capacity_rps"] >= 200
+        assert "requests/s within the latency bounds" in serving["why"]
+        needed = simulated_devices(question, h100, serving)
+        sold = {
+            b["count"]
+            for b in [*answer["candidates"], *answer["rejected"]]
+            if b["accelerator"] == h100
+        }
+        assert first["count"] == min(n for n in sold if n >= needed), h100
+
+
+def simulated_devices(question, accelerator, serving) -> int:
+    """The serving simulation of the build's card and layout at the question's lengths: the
+    fewest devices whose replicas serve the rate with 99 % of requests within both bounds."""
+    tp = serving["tp"]
+    request = estimate_request(
+        data={**question["workload"], "accelerator": accelerator, "count": tp}
+    )
+    spec = ServingSpec(
+        rate_per_s=question["target_rps"],
+        step=step_model_from_engine(request, tp=tp),
+        kv_budget_tokens=kv_budget_tokens_from_engine(request, tp=tp),
+        prompt=LengthDist.fixed(request.inference.prompt_len),
+        output=LengthDist.fixed(request.inference.output_len),
+        max_batch=serving["batch_per_replica"],
+        duration_s=60,
+    )
+    slo = Slo(question["ttft_ms"], question["tpot_ms"])
+    found = replicas_for_slo(spec, question["target_rps"], slo, max_replicas=64)
+    assert found.replicas is not None
+    return found.replicas * tp
