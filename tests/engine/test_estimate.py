@@ -177,16 +177,16 @@ def test_a_given_global_batch_is_kept_even_when_a_larger_one_would_be_faster():
     assert (given.batch["global_batch"], given.batch["chosen"]) == (1024, False)
     assert given.batch["searched"] == []
     assert given.explanations["global_batch"].code == "batch.given"
-    # Twice the micro-batches spread the pipeline bubble and the data-parallel reduction thinner.
-    assert given.time["days"] > 1.3 * chosen.time["days"]
+    # Twice the micro-batches spread the pipeline bubble and the data-parallel reduction
+    # thinner (interleaved, the bubble is already small: about a fifth longer in all).
+    assert given.time["days"] > 1.15 * chosen.time["days"]
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="about 162 days: the search finds no interleaved pipeline for 126 layers (virtual "
-    "stages only where 2 x pp divides the layers), so Llama 3's own layout, TP 8 x PP 16 x DP "
-    "128, idles 45 % of its step in the bubble (MFU 25 %, the paper 41 %); and the default 20 "
-    "GB/s checkpoint storage loses 28 % of wall time to failures (Llama 3 wrote to 2 TB/s)",
+    reason="about 98 days: Llama 3's own layout now runs at the paper's 41 % MFU, but the "
+    "default 20 GB/s checkpoint storage loses 28 % of wall time to failures (Llama 3 wrote to "
+    "2 TB/s)",
 )
 def test_405b_on_16384_h100_lands_near_the_llama_3_papers_time():
     # Llama 3's 38-41 % MFU on 16,384 H100s is about 63-71 days of compute for 15.6T tokens
