@@ -105,7 +105,7 @@ def _fault(req: EstimateRequest) -> tuple[float, Message]:
     if req.method != "full":
         adapters = lora_params_per_layer(req.model, rank=req.lora_rank) * req.model.layers
         trainable_bytes = adapters * LORA_CHECKPOINT_BYTES_PER_PARAM
-    checkpoint_s = trainable_bytes / (rel.checkpoint_gb_s * 1e9)
+    checkpoint_s = trainable_bytes / (req.checkpoint_gb_s * 1e9)
     value, mtbf, interval = eff.fault_efficiency(
         devices=req.count,
         failures_per_gpu_hour=rel.failures_per_gpu_hour,
@@ -120,6 +120,7 @@ def _fault(req: EstimateRequest) -> tuple[float, Message]:
         failures_per_gpu_hour=rel.failures_per_gpu_hour,
         mtbf_h=mtbf / 3600,
         checkpoint_s=checkpoint_s,
+        checkpoint_gb_s=req.checkpoint_gb_s,
         interval_min=interval / 60,
         restart_min=rel.restart_s / 60,
         lost_percent=100 * (1 - value),

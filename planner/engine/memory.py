@@ -17,6 +17,7 @@ from planner.engine.shapes import (
     kv_cache_bytes,
     param_split,
     params_on_busiest_device,
+    stage_layers,
     trainable_params_on_busiest_device,
 )
 from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
@@ -152,8 +153,9 @@ def _training_activations(
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
     in_flight = np.minimum(pp, micro_batches) * np.where(vp > 1, 1 + (pp - 1) / (pp * vp), 1.0)
-    layers_here = np.ceil(model.layers / pp)
-    activations = per_layer * layers_here * in_flight
+    # The first stage holds the most micro-batches in flight (and one layer fewer where the
+    # layers leave room, see stage_layers).
+    activations = per_layer * stage_layers(model.layers, pp).first * in_flight
     # Full recompute rebuilds one layer's activations at a time during backward.
     rebuilt = act_scale * activation_bytes_per_layer(
         model,

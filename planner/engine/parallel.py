@@ -15,12 +15,19 @@ import numpy.typing as npt
 from planner.engine.arrays import Floats
 from planner.engine.batch import searched_batches
 from planner.engine.memory import RECOMPUTE_CODE, inference_memory, training_memory
+from planner.engine.shapes import stage_layers
 from planner.engine.specs import GIB, EstimateRequest, ModelSpec, ParallelSpec, Recompute
 from planner.engine.step import StepTime, training_step
 
 Ints: TypeAlias = npt.NDArray[np.int64]
 
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
+# Virtual pipeline stages per device tried by the search: powers of two that divide the
+# fullest stage's layers, so every virtual stage holds whole layers. Each doubling halves the
+# bubble and doubles the stage-to-stage sends, so returns fall off; 8 virtual stages of one
+# layer each is how Llama 3 405B could run its 8-layer stages (126 layers + embedding + head
+# on 16 stages, Dubey et al. 2024, arXiv 2407.21783, section 3.3.2), and bounds the search.
+MAX_VIRTUAL_STAGES = 8
 RECOMPUTE_NAMES: dict[int, Recompute] = {code: name for name, code in RECOMPUTE_CODE.items()}
 
 
@@ -118,6 +125,16 @@ def _worth_timing(batches: tuple[int, ...], per_rank: int, pp: int) -> list[int]
     return sorted(g for g in dividing if g == largest or g // per_rank < pp)
 
 
+def _virtual_stages(layers: int, pp: int) -> list[int]:
+    """Interleaving choices for `pp` stages: 1, and with a pipeline the powers of two up to
+    MAX_VIRTUAL_STAGES that divide the fullest stage's layers (Narayanan et al. 2021, section
+    2.2: each device runs v chunks of its layers, and the bubble shrinks v-fold)."""
+    if pp == 1:
+        return [1]
+    most = int(stage_layers(layers, pp).most)
+    return [v for v in _powers_of_two(MAX_VIRTUAL_STAGES) if most % v == 0]
+
+
 @functools.lru_cache(maxsize=4096)
 def _layouts(
     model: ModelSpec,
@@ -130,7 +147,8 @@ def _layouts(
 ) -> Layouts:
     """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
     count, DP the rest; micro-batches that divide a global batch; ZeRO stages and recompute
-    policies unless the request fixes them; interleaving where the layers divide evenly."""
+    policies unless the request fixes them; interleaving where a stage's layers split evenly
+    into virtual stages."""
     tps = [t for t in _powers_of_two(min(per_node, count)) if model.heads % t == 0]
     rows: list[tuple[int, ...]] = []
     zeros = [zero_stage] if zero_stage is not None else [0, 1, 2, 3]
@@ -141,7 +159,7 @@ def _layouts(
             if count % (t * p):
                 continue
             d = count // (t * p)
-            vps = [1] + ([2] if p > 1 and model.layers % (2 * p) == 0 else [])
+            vps = _virtual_stages(model.layers, p)
             for b in micro:
                 batches = _worth_timing(global_batches, d * b, p)
                 for z in zeros:

@@ -40,23 +40,52 @@ def param_split(model: ModelSpec) -> ParamSplit:
     return ParamSplit(body, per_layer, embedding_total, embedding_one, expert_share)
 
 
+@dataclass(frozen=True)
+class StageLayers:
+    """Transformer layers on a pipeline's fullest, first and last stages, per layout."""
+
+    most: npt.NDArray[np.float64]
+    first: npt.NDArray[np.float64]
+    last: npt.NDArray[np.float64]
+
+
+def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
+    """How `layers` spread over `pp` stages. Every stage has room for ceil(layers / pp); where
+    that leaves two or more places empty, the first and the last stage each hold one layer
+    fewer, their place going to the embedding and to the output head with the loss (Llama 3
+    405B: 126 layers on 16 stages, 7 on the first and last, 8 on the others; Dubey et al. 2024,
+    arXiv 2407.21783, section 3.3.2). With one place empty, the last stage, which also runs the
+    head, gives it up."""
+    p = np.asarray(pp, dtype=np.float64)
+    most = np.ceil(layers / p)
+    empty = p * most - layers
+    last = most - np.where((p > 1) & (empty >= 1), 1.0, 0.0)
+    first = most - np.where((p > 1) & (empty >= 2), 1.0, 0.0)
+    return StageLayers(most=most, first=first, last=last)
+
+
 def params_on_busiest_device(
     model: ModelSpec, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
-    """Parameters held by the device with the most: first or last pipeline stage, whose
+    """Parameters held by the device with the most: the first stage (with the embedding), the
+    last (with an untied output head) or a full one in between (see stage_layers), whose
     layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
     the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
     split = param_split(model)
     t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
     ep = np.minimum(model.experts, d) if model.experts > 1 else 1.0
     layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
-    layers_here = np.ceil(model.layers / p)
-    embeddings = np.where(
-        p > 1,
-        max(split.embedding_one, split.embedding_total - split.embedding_one),
-        split.embedding_total,
+    stages = stage_layers(model.layers, p)
+    staged = np.maximum(
+        np.maximum(
+            layer * stages.first + split.embedding_one,
+            layer * stages.last + (split.embedding_total - split.embedding_one),
+        ),
+        layer * stages.most,
     )
-    busiest: npt.NDArray[np.float64] = (layer * layers_here + embeddings) / t
+    busiest: npt.NDArray[np.float64] = (
+        np.where(p > 1, staged, layer * model.layers + split.embedding_total) / t
+    )
     return busiest
 
 
@@ -80,7 +109,7 @@ def trainable_params_on_busiest_device(
     its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
     if method == "full":
         return params_on_busiest_device(model, tp, pp, dp)
-    layers_here = np.ceil(model.layers / np.asarray(pp, dtype=np.float64))
+    layers_here = stage_layers(model.layers, pp).most
     adapters: npt.NDArray[np.float64] = (
         lora_params_per_layer(model, rank=lora_rank) * layers_here / np.asarray(tp)
     )

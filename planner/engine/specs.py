@@ -150,6 +150,12 @@ class InferenceSpec:
     kv_precision: str = "bf16"
 
 
+# Checkpoint storage is sized with the cluster it serves: Llama 3's Tectonic file system
+# sustained 2 TB/s for its 16,384 H100s in 2,048 servers (Dubey et al. 2024, arXiv 2407.21783,
+# section 3.3.1), about 1 GB/s per server.
+CHECKPOINT_GB_S_PER_SERVER = 2_000 / 2_048
+
+
 @dataclass(frozen=True)
 class ReliabilitySpec:
     """Interruptions: Llama 3 saw 419 unexpected interruptions in 54 days on 16,384 H100s
@@ -157,7 +163,15 @@ class ReliabilitySpec:
 
     failures_per_gpu_hour: float = 2.0e-5
     restart_s: float = 600.0
-    checkpoint_gb_s: float = 20.0  # aggregate write bandwidth to checkpoint storage
+    # Aggregate write bandwidth to checkpoint storage; None: CHECKPOINT_GB_S_PER_SERVER for
+    # each of the job's servers.
+    checkpoint_gb_s: float | None = None
+
+    def checkpoint_write_gb_s(self, *, servers: int) -> float:
+        """The storage bandwidth a job on `servers` servers writes its checkpoints at."""
+        if self.checkpoint_gb_s is not None:
+            return self.checkpoint_gb_s
+        return CHECKPOINT_GB_S_PER_SERVER * max(servers, 1)
 
 
 @dataclass(frozen=True)
@@ -206,3 +220,13 @@ class EstimateRequest:
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
     efficiency: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     calibration: CalibrationSpec | None = None
+
+    @property
+    def servers(self) -> int:
+        """Servers the job spans: `per_node` accelerators in each, the last one partly full."""
+        return -(-self.count // self.per_node)
+
+    @property
+    def checkpoint_gb_s(self) -> float:
+        """The bandwidth the job writes its checkpoints at (see ReliabilitySpec)."""
+        return self.reliability.checkpoint_write_gb_s(servers=self.servers)

@@ -23,6 +23,7 @@ from planner.engine.shapes import (
     kv_cache_bytes,
     model_flops_per_token,
     param_split,
+    stage_layers,
     trainable_params_on_busiest_device,
 )
 from planner.engine.specs import BYTES, EstimateRequest
@@ -190,12 +191,14 @@ def pipeline_p2p_s(
 
 @dataclass(frozen=True)
 class StageTime:
-    """The last pipeline stage (its layers plus the output head) for one micro-batch."""
+    """The stage that sets the pipeline's pace, for one micro-batch: a full stage, or the last
+    one with its layers and the output head (see shapes.stage_layers)."""
 
     compute: Roofline
     scale_up_s: Floats  # tensor- and context-parallel traffic nothing hides
     fabric_s: Floats  # expert all-to-alls
     p2p_s: Floats  # activations across stage boundaries
+    layers: Floats  # transformer layers on that stage
 
     @property
     def total_s(self) -> Floats:
@@ -215,15 +218,23 @@ def stage_time(
     vp: Floats,
     rc: Floats,
 ) -> StageTime:
-    layers_here = np.ceil(req.model.layers / pp)
+    stages = stage_layers(req.model.layers, pp)
     scale_up = tensor_and_context_comm_s(
         req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
     )
+    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp)
+    head = output_head(req, hw, tokens=tokens, tp=tp)
+    per_layer_s = layer.total.total + scale_up + expert
+    # The slowest stage sets the pace: the last, which also runs the head, unless it gave up a
+    # layer for it and a full stage takes longer.
+    last_paces = stages.last * per_layer_s + head.total >= stages.most * per_layer_s
+    layers = np.where(last_paces, stages.last, stages.most)
     return StageTime(
-        compute=layer.total.scale(layers_here) + output_head(req, hw, tokens=tokens, tp=tp),
-        scale_up_s=scale_up * layers_here,
-        fabric_s=expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp) * layers_here,
+        compute=layer.total.scale(layers) + head.scale(np.where(last_paces, 1.0, 0.0)),
+        scale_up_s=scale_up * layers,
+        fabric_s=expert * layers,
         p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp),
+        layers=layers,
     )
 
 
@@ -289,7 +300,6 @@ def training_step(
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
-    layers_here = np.ceil(req.model.layers / pp)
     layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
 
     stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
@@ -309,7 +319,7 @@ def training_step(
         dp=dp,
         zero=zero,
         rc=rc,
-        window=eff.DP_OVERLAP * layer.backward.total * layers_here,
+        window=eff.DP_OVERLAP * layer.backward.total * stage.layers,
         micro_batches=micro_batches,
         per_mb_s=per_micro_batch,
     )
@@ -325,7 +335,7 @@ def training_step(
         tp_comm_s=stage.scale_up_s * scale,
         pp_bubble_s=bubble,
         fabric_s=dp_exposed + (stage.fabric_s + stage.p2p_s) * scale,
-        recompute_s=layer.recompute.total * layers_here * scale,
+        recompute_s=layer.recompute.total * stage.layers * scale,
         optimizer_s=optimizer,
         micro_batches=micro_batches,
     )

@@ -52,7 +52,8 @@ TEMPLATES: dict[str, str] = {
     "eta_fault.training": _(
         # xgettext:no-python-format
         "{devices} devices at {failures_per_gpu_hour:g} failures per GPU-hour fail every "
-        "{mtbf_h:.1f} h; {checkpoint_s:.0f} s checkpoints every {interval_min:.0f} min "
+        "{mtbf_h:.1f} h; {checkpoint_s:.0f} s checkpoints, written at {checkpoint_gb_s:.0f} GB/s, "
+        "every {interval_min:.0f} min "
         "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time."
     ),
     "override": _("{factor} set to {value:g} by the request (computed {computed:.3f})."),

@@ -177,21 +177,40 @@ def test_a_given_global_batch_is_kept_even_when_a_larger_one_would_be_faster():
     assert (given.batch["global_batch"], given.batch["chosen"]) == (1024, False)
     assert given.batch["searched"] == []
     assert given.explanations["global_batch"].code == "batch.given"
-    # Twice the micro-batches spread the pipeline bubble and the data-parallel reduction thinner.
-    assert given.time["days"] > 1.3 * chosen.time["days"]
+    # Twice the micro-batches spread the pipeline bubble and the data-parallel reduction
+    # thinner (interleaved, the bubble is already small: about a fifth longer in all).
+    assert given.time["days"] > 1.15 * chosen.time["days"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="about 162 days: the search finds no interleaved pipeline for 126 layers (virtual "
-    "stages only where 2 x pp divides the layers), so Llama 3's own layout, TP 8 x PP 16 x DP "
-    "128, idles 45 % of its step in the bubble (MFU 25 %, the paper 41 %); and the default 20 "
-    "GB/s checkpoint storage loses 28 % of wall time to failures (Llama 3 wrote to 2 TB/s)",
-)
 def test_405b_on_16384_h100_lands_near_the_llama_3_papers_time():
     # Llama 3's 38-41 % MFU on 16,384 H100s is about 63-71 days of compute for 15.6T tokens
     # (Dubey et al. 2024, Table 4); with failures and restarts, 55-95 days.
-    assert 55 <= estimate(llama31_405b(global_batch=None)).time["days"] <= 95
+    answer = estimate(llama31_405b(global_batch=None))
+    assert 55 <= answer.time["days"] <= 95
+    # It gets there with the paper's layout: TP 8 x PP 16 x DP 128, interleaved, no recompute,
+    # at 41 % MFU give or take five points.
+    layout = answer.parallelism
+    assert (layout["tp"], layout["pp"], layout["dp"], layout["cp"]) == (8, 16, 128, 1)
+    assert layout["vp"] > 1 and layout["recompute"] == "none"
+    assert 0.36 <= answer.throughput["mfu"] <= 0.46
+    # Llama 3 kept more than 90 % of its time training through 466 interruptions in 54 days
+    # (section 3.3.4): checkpoints at 2 TB/s cost seconds, restarts most of the loss.
+    assert answer.efficiency["eta_fault"] > 0.9
+    assert answer.explanations["eta_fault"].params["checkpoint_gb_s"] == pytest.approx(2000)
+
+
+def test_checkpoint_storage_grows_with_the_servers_unless_given():
+    # About 1 GB/s a server, from Llama 3's 2 TB/s for 2,048 servers (section 3.3.1).
+    def written_at(req: EstimateRequest) -> float:
+        return float(estimate(req).explanations["eta_fault"].params["checkpoint_gb_s"])
+
+    small = train(LLAMA3_70B, count=64, global_batch=512)
+    large = dataclasses.replace(small, count=1024, global_batch=1024)
+    assert written_at(large) == pytest.approx(16 * written_at(small))
+    assert written_at(small) == pytest.approx(8 * 2000 / 2048)
+    given = dataclasses.replace(large, reliability=ReliabilitySpec(checkpoint_gb_s=20))
+    assert written_at(given) == 20
+    assert estimate(given).efficiency["eta_fault"] < estimate(large).efficiency["eta_fault"]
 
 
 def test_a_smaller_model_chooses_a_smaller_batch():

@@ -53,14 +53,28 @@ def test_zero_is_not_searched_where_there_is_nothing_to_shard_over():
     assert set(layouts.zero_stage[layouts.dp > 1].tolist()) == {0, 1, 2, 3}
 
 
-def test_interleaving_is_offered_only_where_the_layers_split_evenly_into_virtual_stages():
-    # 32 layers over pp stages of 2 virtual chunks each need 32 % (2 pp) == 0: pp 2..16 qualify,
-    # pp 1 has no pipeline to interleave.
+def test_interleaving_is_offered_only_where_a_stages_layers_split_evenly_into_virtual_stages():
+    # 32 layers: pp 2, 4, 8 and 16 leave 16, 8, 4 and 2 layers a stage, split into up to 8
+    # virtual stages of whole layers; pp 1 has no pipeline to interleave.
     layouts = candidate_layouts(train(LLAMA3_8B, count=32, global_batch=256))
-    interleaved = layouts.vp == 2
+    interleaved = layouts.vp > 1
     assert interleaved.any()
     assert np.all(layouts.pp[interleaved] > 1)
-    assert np.all(LLAMA3_8B.layers % (2 * layouts.pp[interleaved]) == 0)
+    assert np.all((LLAMA3_8B.layers // layouts.pp[interleaved]) % layouts.vp[interleaved] == 0)
+    assert set(layouts.vp[layouts.pp == 4].tolist()) == {1, 2, 4, 8}
+    assert set(layouts.vp[layouts.pp == 16].tolist()) == {1, 2}
+    assert set(layouts.vp[layouts.pp == 1].tolist()) == {1}
+
+
+def test_126_layers_on_16_stages_interleave_up_to_8_virtual_stages():
+    # Llama 3 405B's 126 layers do not divide by 16, but its stages hold at most 8 (the first
+    # and last hold 7, beside the embedding and the head: Dubey et al. 2024, section 3.3.2), so
+    # each device can run 8 one-layer virtual stages.
+    layouts = candidate_layouts(train(LLAMA31_405B, count=1024, global_batch=1024, seq_len=8192))
+    assert set(layouts.vp[layouts.pp == 16].tolist()) == {1, 2, 4, 8}
+    # 126 over 4 stages leaves 32 a stage; over 2, 63, which no power of two divides.
+    assert set(layouts.vp[layouts.pp == 4].tolist()) == {1, 2, 4, 8}
+    assert set(layouts.vp[layouts.pp == 2].tolist()) == {1}
 
 
 def test_a_request_that_fixes_zero_and_recompute_searches_only_the_rest():

@@ -5,10 +5,13 @@ import pytest
 from planner.engine.shapes import (
     lora_params_per_layer,
     model_flops_per_token,
+    param_split,
+    params_on_busiest_device,
+    stage_layers,
     trainable_params_on_busiest_device,
 )
 from planner.engine.specs import ModelSpec
-from tests.engine.conftest import LLAMA2_7B, MIXTRAL
+from tests.engine.conftest import LLAMA2_7B, LLAMA31_405B, MIXTRAL
 
 
 def test_model_flops_per_token_matches_nemo_accounting():
@@ -60,3 +63,32 @@ def test_lora_trains_only_the_adapters_of_a_stage_split_by_tensor_parallelism():
         LLAMA2_7B, method="full", lora_rank=16, tp=2, pp=4, dp=1
     )
     assert float(full) > 100 * float(adapters)
+
+
+@pytest.mark.parametrize(
+    ("layers", "pp", "most", "first", "last"),
+    [
+        (126, 16, 8, 7, 7),  # Llama 3 405B (Dubey et al. 2024, section 3.3.2)
+        (80, 16, 5, 5, 5),  # even: every stage alike
+        (61, 2, 31, 31, 30),  # one place empty: the last stage, which runs the head, gives it
+        (80, 32, 3, 2, 2),  # many empty: the first and last give up one each
+        (32, 1, 32, 32, 32),  # no pipeline
+    ],
+)
+def test_stages_hold_whole_layers_and_the_ends_make_room_for_embedding_and_head(
+    layers, pp, most, first, last
+):
+    stages = stage_layers(layers, pp)
+    assert (float(stages.most), float(stages.first), float(stages.last)) == (most, first, last)
+    # Every layer has a place: the first, the last and full stages in between.
+    places = most if pp == 1 else first + last + (pp - 2) * most
+    assert places >= layers
+
+
+def test_the_busiest_405b_device_holds_a_full_stage_not_the_embedding_stage():
+    # 126 layers on 16 stages: 8 layers (about 3.2B parameters each) outweigh 7 plus the 2.1B
+    # embedding; the untied head sits on the last stage beside 7 layers.
+    split = param_split(LLAMA31_405B)
+    held = float(params_on_busiest_device(LLAMA31_405B, tp=8, pp=16, dp=128))
+    assert held == pytest.approx(8 * split.per_layer / 8)
+    assert 7 * split.per_layer + split.embedding_one < 8 * split.per_layer

@@ -1,11 +1,21 @@
 import dataclasses
+import itertools
 
 import pytest
 
 from planner.engine.estimate import estimate
 from planner.engine.specs import ParallelSpec
 from planner.engine.step import training_step
-from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, TINY, serve, train
+from tests.engine.conftest import (
+    A100,
+    H100,
+    LLAMA3_8B,
+    LLAMA3_70B,
+    LLAMA31_405B,
+    TINY,
+    serve,
+    train,
+)
 
 
 def _layout(req, **kw):
@@ -29,6 +39,27 @@ def test_pipeline_bubble_is_p_minus_one_over_m_plus_p_minus_one():
     assert bubble_share == pytest.approx(3 / (64 + 3), rel=0.05)
     interleaved = _layout(req, tp=8, pp=4, dp=1, vp=2)
     assert float(interleaved.pp_bubble_s) == pytest.approx(float(step.pp_bubble_s) / 2, rel=0.05)
+
+
+def test_the_last_stage_gives_a_layer_to_the_output_head_where_the_layers_leave_room():
+    def step_s(layers: int) -> float:
+        model = dataclasses.replace(LLAMA31_405B, layers=layers)
+        req = train(model, count=128, global_batch=16, seq_len=8192)
+        return float(_layout(req, tp=8, pp=16, dp=1, vp=8).step_s)
+
+    # 128 layers fill 16 stages of 8: the last runs 8 layers and the output head. Llama 3
+    # 405B's 126 leave two places, so the first and the last stage hold 7 (Dubey et al. 2024,
+    # section 3.3.2) and a full stage of 8 sets the pace; 127 leave one, which the last takes
+    # (only the first stage's optimizer shard, 8 layers and the embedding, differs).
+    assert step_s(126) < 0.95 * step_s(128)
+    assert step_s(127) == pytest.approx(step_s(126), rel=1e-3)
+
+
+def test_interleaving_shrinks_the_bubble_by_the_virtual_stages():
+    req = train(LLAMA31_405B, count=2048, global_batch=256, seq_len=8192)
+    bubbles = [float(_layout(req, tp=8, pp=16, dp=16, vp=v).pp_bubble_s) for v in (1, 2, 4, 8)]
+    for fewer, more in itertools.pairwise(bubbles):
+        assert more == pytest.approx(fewer / 2, rel=0.05)
 
 
 def test_tensor_parallel_over_pcie_costs_more_than_over_nvlink():

@@ -118,16 +118,19 @@ class Reliability(Question):
     restart_s: Annotated[float, number(ge=0)] = Field(
         RELIABILITY_DEFAULTS.restart_s, description="Time to restart after a failure, s"
     )
-    checkpoint_gb_s: Annotated[float, number(ge=0.001)] = Field(
+    checkpoint_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
         RELIABILITY_DEFAULTS.checkpoint_gb_s,
-        description="Aggregate write bandwidth to checkpoint storage, GB/s",
+        description=(
+            "Aggregate write bandwidth to checkpoint storage, GB/s; default about 1 GB/s per "
+            "server (Llama 3: 2 TB/s for 2,048 servers)"
+        ),
     )
 
     def spec(self) -> ReliabilitySpec:
         return ReliabilitySpec(
             failures_per_gpu_hour=float(self.failures_per_gpu_hour),
             restart_s=float(self.restart_s),
-            checkpoint_gb_s=float(self.checkpoint_gb_s),
+            checkpoint_gb_s=(None if self.checkpoint_gb_s is None else float(self.checkpoint_gb_s)),
         )
 
 

@@ -107,7 +107,9 @@ def training_question(request: EstimateRequest, p: CampaignParameters) -> Simula
     if request.method != "full":
         params = lora_params_per_layer(request.model, rank=request.lora_rank) * request.model.layers
     rel = request.reliability
-    checkpoint_gb_s = p.checkpoint_gb_s if p.checkpoint_gb_s is not None else rel.checkpoint_gb_s
+    checkpoint_gb_s = (
+        p.checkpoint_gb_s if p.checkpoint_gb_s is not None else request.checkpoint_gb_s
+    )
     spec = CampaignSpec(
         devices=request.count,
         work_s=request.tokens / tokens_per_s,
