@@ -30,6 +30,8 @@ class ParamSplit:
 def param_split(model: ModelSpec) -> ParamSplit:
     norms = 2 * model.hidden
     per_layer = model.attention_params_per_layer + model.experts * model.expert_params_per_layer
+    # Shared experts see every token, as attention does: outside the routed share.
+    per_layer += model.shared_expert_params_per_layer
     per_layer += norms + (model.hidden * model.experts if model.experts > 1 else 0)
     body = per_layer * model.layers
     embedding_one = model.embedding_params

@@ -55,10 +55,19 @@ class ModelSpec:
     # SwiGLU-style MLPs have three matrices (gate, up, down); GPT's GELU MLP has two.
     gated_mlp: bool = True
     name: str = ""
+    # Per-head width where a config states one other than hidden / heads (Qwen3, Gemma); 0: that.
+    attention_head_dim: int = 0
+    # Intermediate size of the always-active shared experts of a layer, together (DeepSeekMoE,
+    # Qwen-MoE); 0: none.
+    shared_ffn: int = 0
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.attention_head_dim or self.hidden // self.heads
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -70,11 +79,16 @@ class ModelSpec:
 
     @property
     def attention_params_per_layer(self) -> float:
-        return self.hidden * (self.hidden + 2 * self.kv_dim) + self.hidden * self.hidden
+        # Q and K, V projections from the hidden state, then the output projection back to it.
+        return self.hidden * (self.q_dim + 2 * self.kv_dim) + self.q_dim * self.hidden
 
     @property
     def expert_params_per_layer(self) -> float:
         return self.mlp_matrices * self.hidden * self.ffn
+
+    @property
+    def shared_expert_params_per_layer(self) -> float:
+        return self.mlp_matrices * self.hidden * self.shared_ffn
 
     @property
     def embedding_params(self) -> float:

@@ -24,6 +24,7 @@ from planner.web.fields import (
     model_field,
 )
 from planner.web.forms import FieldsetsMixin
+from planner.web.hf_config import HfConfigField, HfConfigFileField, keep_upload_in_box, model_given
 from planner.web.widgets import number_input
 
 RECOMPUTE_CHOICES = [
@@ -51,6 +52,9 @@ class EstimateForm(FieldsetsMixin, forms.Form):
 
     task = forms.ChoiceField(label=_("Task"), choices=TASK_CHOICES, initial="train")
     model = model_field()
+    hf_config = HfConfigField()
+    # Read only from the upload form (a POST); the GET form has no file to send.
+    hf_config_file = HfConfigFileField()
     accelerator = accelerator_field()
     count = forms.IntegerField(label=_("Devices"), min_value=1, initial=DEFAULT_COUNT)
     per_node = forms.IntegerField(
@@ -106,21 +110,27 @@ class EstimateForm(FieldsetsMixin, forms.Form):
     )
 
     FIELDSETS = (
-        (_("Workload"), ("task", "model", "precision", "method", "seq_len")),
+        (_("Workload"), ("task", "model", "hf_config", "precision", "method", "seq_len")),
         (_("Hardware"), ("accelerator", "count", "per_node", "fabric")),
         (_("Training"), ("global_batch", "tokens", "recompute", "zero_stage")),
         (_("Inference"), INFERENCE_FIELDS),
     )
 
     @classmethod
-    def from_query(cls, query: QueryDict) -> EstimateForm:
-        """Bind to a query string; a key left out of it (a short bookmark) takes the initial
-        value the empty page shows, while a key sent empty stays empty."""
+    def from_query(cls, query: QueryDict, files: Any = None) -> EstimateForm:
+        """Bind to a query string (or the upload form's POST and its file); a key left out of
+        it (a short bookmark) takes the initial value the empty page shows, while a key sent
+        empty stays empty."""
         data = query.copy()
         for name, field in cls.base_fields.items():
             if name not in data and field.initial is not None:
                 data[name] = str(field.initial)
-        return cls(data)
+        return cls(data, files)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        keep_upload_in_box(self)
+        return cleaned
 
     @classmethod
     def is_submitted(cls, query: QueryDict) -> bool:
@@ -131,7 +141,7 @@ class EstimateForm(FieldsetsMixin, forms.Form):
         data = self.cleaned_data
         question: dict[str, Any] = {
             "task": data["task"],
-            "model": data["model"].slug,
+            "model": model_given(data),
             "accelerator": data["accelerator"].slug,
             "count": data["count"],
             "precision": data["precision"],

@@ -4,7 +4,7 @@ engine specs, the answer returned as plain data. Views, the API and the commands
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_noop as _
@@ -16,6 +16,7 @@ from planner.engine.contract import EstimateQuestion, fit_request_from_dict, par
 from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
 from planner.engine.specs import EstimateRequest
 from planner.messages.answers import localise_estimate, localise_fit
+from planner.messages.render import error_message
 
 # What an unknown slug is called, by catalog table.
 UNKNOWN = {
@@ -83,6 +84,28 @@ def estimate_run(*, data: Any, user=None) -> dict:
             _("no parallel layout divides the global batch; change global_batch or count"),
         ) from exc
     return localise_estimate(answer.as_dict())
+
+
+def estimate_batch_run(*, data: Sequence[Any], user=None, limit: int | None = None) -> list[dict]:
+    """Answer an array of estimate questions in order: each element its answer, or
+    `{"error": {"field", "message"}}` naming the field inside that question, so one bad question
+    spoils no other. Past `limit` questions (the API's bound) the whole array is refused."""
+    if not data:
+        raise RequestError("request", _("must hold at least one question"))
+    if limit is not None and len(data) > limit:
+        raise RequestError(
+            "request",
+            _("holds {count} questions; one request takes at most {limit}: split the array"),
+            count=len(data),
+            limit=limit,
+        )
+    answers: list[dict] = []
+    for question in data:
+        try:
+            answers.append(estimate_run(data=question, user=user))
+        except RequestError as exc:
+            answers.append({"error": {"field": exc.field, "message": error_message(exc)}})
+    return answers
 
 
 # Facility fit --------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""The estimate page: one GET form, answered by the engine through `planner.estimates.services`."""
+"""The estimate page: one GET form, answered by the engine through
+`planner.estimates.services`; a small POST form beside it uploads a config.json (a GET form
+cannot carry a file)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from planner.engine import RequestError
@@ -17,6 +19,7 @@ from planner.engine.specs import ETA_KEYS
 from planner.estimates.forms import INFERENCE_FIELDS, EstimateForm
 from planner.estimates.services import estimate_run
 from planner.messages.render import error_line, error_message
+from planner.web.hf_config import add_config_error
 from planner.web.htmx import partial_wanted
 from planner.web.memory_bar import memory_bar
 
@@ -67,27 +70,54 @@ def _results_context(answer: dict[str, Any], task: str) -> dict[str, Any]:
     }
 
 
+def _place_error(form: EstimateForm, exc: RequestError) -> str | None:
+    """Put the engine's error beside the field it names; the line to show above the results
+    when no field of the form is at fault."""
+    field = FORM_FIELD_FOR_ERROR.get(exc.field, exc.field)
+    if add_config_error(form, exc.field, error_message(exc)):
+        return None
+    if field in form.fields:
+        form.add_error(field, error_message(exc))
+        return None
+    return error_line(exc)
+
+
+# What the upload form does not carry over from the question on the page.
+NOT_CARRIED = ("hf_config", "hf_config_file", "csrfmiddlewaretoken")
+
+
+def _carried(form: EstimateForm) -> list[tuple[str, str]]:
+    """The question on the page as hidden fields of the upload form, so an upload answers the
+    same question with the uploaded model."""
+    if not form.is_bound:
+        return []
+    return [
+        (key, value)
+        for key, values in form.data.lists()
+        if key not in NOT_CARRIED
+        for value in values
+    ]
+
+
 @login_not_required  # the public estimate
-@require_GET
+@require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def estimate(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"answer": None, "error": None}
-    if EstimateForm.is_submitted(request.GET):
-        form = EstimateForm.from_query(request.GET)
+    query = request.POST if request.method == "POST" else request.GET
+    if request.method == "POST" or EstimateForm.is_submitted(query):
+        form = EstimateForm.from_query(query, request.FILES)
         if form.is_valid():
             try:
                 answer = estimate_run(data=form.contract(), user=request.user)
             except RequestError as exc:
-                field = FORM_FIELD_FOR_ERROR.get(exc.field, exc.field)
-                if field in form.fields:
-                    form.add_error(field, error_message(exc))
-                else:
-                    context["error"] = error_line(exc)
+                context["error"] = _place_error(form, exc)
             else:
                 context.update(_results_context(answer, form.cleaned_data["task"]))
     else:
         form = EstimateForm()
     context["form"] = form
+    context["carried"] = _carried(form)
 
     template = "planner/estimates/estimate.html"
     if partial_wanted(request):

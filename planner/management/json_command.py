@@ -22,7 +22,10 @@ class JsonQuestionCommand(BaseCommand):
         parser.add_argument("--format", choices=("json", "table"), default="json")
 
     def handle(self, *args, file: str, format: str, **options):
-        data = self.question(file)
+        self.respond(self.question(file), format)
+
+    def respond(self, data: Any, format: str) -> None:
+        """Answer the question read, on stdout as JSON or a table."""
         try:
             answer = type(self).run(data=data)
         except RequestError as exc:

@@ -160,7 +160,9 @@ class Job(Question):
     """What a job is, whatever it runs on: the estimate question without the build."""
 
     task: Task = Field(description="train | finetune | inference")
-    model: ModelRef = Field(description="Catalog slug, or an inline shape")
+    model: ModelRef = Field(
+        description='Catalog slug, an inline shape, or {"hf_config": the model\'s config.json}'
+    )
     fabric: FabricRef | None = Field(
         None, description="Catalog slug or inline; default one 200 Gbit/s port per device"
     )

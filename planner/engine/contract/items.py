@@ -18,6 +18,7 @@ from planner.engine.contract.base import (
     problem,
     whole,
 )
+from planner.engine.contract.hf_model import HfConfigModel, is_hf_config
 from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import PRECISIONS, AcceleratorSpec, FabricSpec, ModelSpec
 
@@ -25,6 +26,11 @@ from planner.engine.specs import PRECISIONS, AcceleratorSpec, FabricSpec, ModelS
 def slug_or_inline(value: Any) -> str:
     """The tag of a catalog item given by slug (text) or inline (an object)."""
     return "#slug" if isinstance(value, str) else "#inline"
+
+
+def model_given_as(value: Any) -> str:
+    """A model's tag: by slug, by its Hugging Face config.json, or its shape inline."""
+    return "#hf" if is_hf_config(value) else slug_or_inline(value)
 
 
 class InlineModel(Question):
@@ -49,6 +55,12 @@ class InlineModel(Question):
     )
     gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
     name: Text = "inline model"
+    head_dim: Annotated[int, whole(ge=1)] | None = Field(
+        None, description="Width of one attention head; default: hidden / heads"
+    )
+    shared_ffn: Annotated[int, whole(ge=0)] = Field(
+        0, description="Intermediate size of a layer's always-active shared experts together"
+    )
 
     @model_validator(mode="after")
     def _shape_adds_up(self) -> InlineModel:
@@ -57,7 +69,7 @@ class InlineModel(Question):
             raise problem(
                 _("must divide the {heads} attention heads"), at="kv_heads", heads=self.heads
             )
-        if self.hidden % self.heads:
+        if self.head_dim is None and self.hidden % self.heads:
             raise problem(_("must divide the hidden size {hidden}"), at="heads", hidden=self.hidden)
         if self.active_experts > self.experts:
             raise problem(
@@ -78,6 +90,10 @@ class InlineModel(Question):
             active_experts=self.active_experts,
             gated_mlp=self.gated_mlp,
             name=self.name,
+            attention_head_dim=0
+            if self.head_dim == self.hidden / self.heads
+            else self.head_dim or 0,
+            shared_ffn=self.shared_ffn,
         )
 
 
@@ -144,8 +160,10 @@ class InlineFabric(Question):
 
 
 ModelRef = Annotated[
-    Annotated[Text, Tag("#slug")] | Annotated[InlineModel, Tag("#inline")],
-    Discriminator(slug_or_inline),
+    Annotated[Text, Tag("#slug")]
+    | Annotated[InlineModel, Tag("#inline")]
+    | Annotated[HfConfigModel, Tag("#hf")],
+    Discriminator(model_given_as),
     SlugGiven,
 ]
 AcceleratorRef = Annotated[

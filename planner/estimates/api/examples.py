@@ -39,6 +39,37 @@ EXAMPLES = [
         },
         request_only=True,
     ),
+    OpenApiExample(
+        "Serve a model by its Hugging Face config.json",
+        value={
+            "task": "inference",
+            "model": {
+                "hf_config": {
+                    "model_type": "mistral",
+                    "hidden_size": 4096,
+                    "intermediate_size": 14336,
+                    "num_attention_heads": 32,
+                    "num_hidden_layers": 32,
+                    "num_key_value_heads": 8,
+                    "vocab_size": 32000,
+                    "hidden_act": "silu",
+                    "rms_norm_eps": 1e-05,
+                    "tie_word_embeddings": False,
+                }
+            },
+            "accelerator": "nvidia-l40s",
+            "count": 1,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Compare builds in one request (an array)",
+        value=[
+            {"task": "train", "model": "meta-llama-3-8b", "accelerator": accelerator, "count": 64}
+            for accelerator in ("nvidia-h100-sxm5-80gb", "nvidia-a100-sxm4-80gb")
+        ],
+        request_only=True,
+    ),
 ]
 
 

@@ -1,5 +1,5 @@
 """POST /api/v1/estimates/ and /api/v1/fit/: the questions of `manage.py estimate` and
-`manage.py fit`, same JSON in and out."""
+`manage.py fit`, same JSON in and out; an array of estimate questions answers an array."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -8,30 +8,44 @@ from rest_framework.views import APIView
 
 from planner.api.responses import field_errors, field_errors_response
 from planner.engine import RequestError
-from planner.engine.contract import EstimateQuestion, FitQuestion
-from planner.engine.contract.answers import EstimateAnswer, FitAnswer
+from planner.engine.contract import FitQuestion
+from planner.engine.contract.answers import FitAnswer
+from planner.engine.contract.batch import MAX_BATCH_QUESTIONS, EstimateAnswers, EstimateQuestions
 from planner.estimates.api.examples import EXAMPLES, FIT_EXAMPLES
-from planner.estimates.services import estimate_run, fit_run
+from planner.estimates.services import estimate_batch_run, estimate_run, fit_run
 
 
 class EstimateView(APIView):
-    """Estimate memory, throughput, time and the efficiency factors of one job."""
+    """Estimate memory, throughput, time and the efficiency factors of one job, or of each job
+    of an array (at most 500 a request): the answers come in the same order, and a question
+    that cannot be answered gives its element `{"error": {"field": ..., "message": ...}}`
+    instead, without spoiling the others."""
 
     permission_classes = [AllowAny]  # the public estimate
     throttle_scope = "compute"
 
     @extend_schema(
         operation_id="estimate_create",
-        request=EstimateQuestion,
+        request=EstimateQuestions,
         responses={
-            200: EstimateAnswer,
-            400: field_errors_response("A field is missing or wrong; the key names it."),
+            200: EstimateAnswers,
+            400: field_errors_response(
+                "A field is missing or wrong; the key names it. For an array, only an empty "
+                f"one or one of more than {MAX_BATCH_QUESTIONS} questions is refused whole "
+                '("request").'
+            ),
         },
         examples=EXAMPLES,
         tags=["estimates"],
     )
     def post(self, request):
         try:
+            if isinstance(request.data, list):
+                return Response(
+                    estimate_batch_run(
+                        data=request.data, user=request.user, limit=MAX_BATCH_QUESTIONS
+                    )
+                )
             answer = estimate_run(data=request.data, user=request.user)
         except RequestError as exc:
             return field_errors(exc)

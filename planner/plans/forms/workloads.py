@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -14,6 +15,13 @@ from planner.models import Workload
 from planner.plans.question import workload_request
 from planner.web.fields import METHOD_CHOICES, figure_field, global_batch_field, model_field
 from planner.web.forms import FieldsetsMixin, filled
+from planner.web.hf_config import (
+    HfConfigField,
+    HfConfigFileField,
+    add_config_error,
+    keep_upload_in_box,
+    model_given,
+)
 from planner.web.widgets import number_input
 
 # The top-level keys of the recommend question a workload carries besides "workload" itself.
@@ -49,6 +57,8 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
 
     name = forms.CharField(label=_("Name"), max_length=200)
     model = model_field()
+    hf_config = HfConfigField()
+    hf_config_file = HfConfigFileField()
 
     def __init__(self, *args, team=None, instance: Workload | None = None, **kwargs):
         self.team, self.instance = team, instance
@@ -62,6 +72,10 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         question = workload.spec.get("workload", {})
         values = {"name": workload.name, **question, **question.get("inference", {})}
         values.update({key: workload.spec[key] for key in TARGET_KEYS if key in workload.spec})
+        model = values.get("model")
+        if isinstance(model, dict) and "hf_config" in model:
+            values["hf_config"] = json.dumps(model["hf_config"], indent=2)
+            del values["model"]
         return {
             # 2e12 stays 2e+12 in a text box, not 2000000000000.0.
             name: f"{values[name]:g}" if isinstance(values[name], float) else values[name]
@@ -82,11 +96,14 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         cleaned = super().clean()
         if self.errors:
             return cleaned
+        keep_upload_in_box(self)
         try:
             # The plan picks accelerator and count per candidate; the contract checks the rest
             # now, as the plan will.
             workload_request(data=self._question())
         except RequestError as exc:
+            if add_config_error(self, exc.field, error_message(exc)):
+                return cleaned
             field = self.ERROR_FIELDS.get(exc.field, exc.field.removeprefix("inference."))
             self.add_error(
                 field if field in self.fields else None,
@@ -131,7 +148,7 @@ class TrainWorkloadForm(WorkloadForm):
     deadline_days = deadline_field()
 
     FIELDSETS = (
-        (_("Workload"), ("name", "model", "precision")),
+        (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
         (_("Training"), ("tokens", "seq_len", "global_batch", "deadline_days")),
     )
 
@@ -140,7 +157,7 @@ class TrainWorkloadForm(WorkloadForm):
         return filled(
             {
                 "task": self.TASK,
-                "model": data["model"].slug,
+                "model": model_given(data),
                 "precision": data["precision"],
                 "seq_len": data["seq_len"],
             },
@@ -161,14 +178,14 @@ class FinetuneWorkloadForm(WorkloadForm):
     deadline_days = deadline_field()
 
     FIELDSETS = (
-        (_("Workload"), ("name", "model", "method")),
+        (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "method")),
         (_("Training"), ("tokens", "deadline_days")),
     )
 
     def _question(self) -> dict[str, Any]:
         data = self.cleaned_data
         return filled(
-            {"task": self.TASK, "model": data["model"].slug, "method": data["method"]},
+            {"task": self.TASK, "model": model_given(data), "method": data["method"]},
             {"tokens": data["tokens"]},
         )
 
@@ -206,7 +223,7 @@ class ServeWorkloadForm(WorkloadForm):
     )
 
     FIELDSETS = (
-        (_("Workload"), ("name", "model", "precision")),
+        (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
         (_("Load"), ("target_rps", "prompt_len", "output_len", "batch")),
         (_("Service level"), ("ttft_ms", "tpot_ms")),
     )
@@ -215,7 +232,7 @@ class ServeWorkloadForm(WorkloadForm):
         data = self.cleaned_data
         return {
             "task": self.TASK,
-            "model": data["model"].slug,
+            "model": model_given(data),
             "precision": data["precision"],
             "inference": filled(
                 {"prompt_len": data["prompt_len"], "output_len": data["output_len"]},

@@ -63,8 +63,12 @@ def _workload_form_page(
 ) -> HttpResponse:
     """The workload form, new or editing `workload`; a valid POST calls `write` with the form
     and goes to the saved workload, and a name the team already holds goes beside the field."""
+    posted = request.method == "POST"
     form = form_class(
-        request.POST if request.method == "POST" else None, team=team, instance=workload
+        request.POST if posted else None,
+        request.FILES if posted else None,
+        team=team,
+        instance=workload,
     )
     if request.method == "POST" and form.is_valid():
         try:

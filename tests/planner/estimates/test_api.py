@@ -61,7 +61,7 @@ def test_bad_input_is_a_400_naming_the_field(client, loaded_catalog, change, fie
     assert field in response.json()
 
 
-@pytest.mark.parametrize("body", ["[1, 2]", '"text"', "null", "{}"])
+@pytest.mark.parametrize("body", ["[]", '"text"', "null", "{}"])
 def test_a_body_that_is_not_a_question_is_a_400(client, db, body):
     response = client.post(URL, body, content_type="application/json")
     assert response.status_code == 400
