@@ -44,7 +44,7 @@ def edit(path: Path, line: int, column: str, value: str) -> None:
 
 
 def test_every_reference_price_says_where_it_was_read_and_when():
-    assert len(ROWS) == 141  # 115 rent rates, 26 purchase prices
+    assert len(ROWS) == 146  # 120 rent rates, 26 purchase prices
     for row in ROWS:
         assert row.values["source"].startswith(("http://", "https://")), row.key
         assert row.values["read_on"] == dt.date(2026, 12, 3), row.key
@@ -61,6 +61,10 @@ def test_the_rent_list_covers_todays_data_centre_cards():
         "nvidia-l40s",
         "nvidia-l4",
         "amd-mi300x",
+        "amd-mi355x",
+        "nvidia-h200-nvl-141gb",
+        "nvidia-a10",
+        "intel-gaudi2",
     } <= RENTED
     assert "huawei-ascend-910b" not in RENTED
     assert {"nvidia-rtx-4090", "nvidia-rtx-5090", "intel-gaudi3"} <= BOUGHT
@@ -111,13 +115,13 @@ def test_loadprices_loads_every_row_as_a_reference_price_and_twice_changes_nothi
 ):
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "141 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
-    assert Price.objects.filter(team__isnull=True).count() == 141
+    assert "146 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
+    assert Price.objects.filter(team__isnull=True).count() == 146
     assert not Price.objects.filter(team__isnull=False).exists()
 
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "0 created, 0 updated, 141 unchanged, 0 retired" in out.getvalue()
+    assert "0 created, 0 updated, 146 unchanged, 0 retired" in out.getvalue()
     assert set(Price.objects.values_list("version", flat=True)) == {1}
 
 
@@ -133,7 +137,7 @@ def test_a_changed_row_updates_its_price_with_history_and_a_removed_one_is_retir
     rent.write_text("".join(lines[:2] + lines[3:]), encoding="utf-8")
 
     load = price_reference_load(data_dir=prices_dir)
-    assert load.counts["rent.csv"] == {"created": 0, "updated": 1, "unchanged": 113}
+    assert load.counts["rent.csv"] == {"created": 0, "updated": 1, "unchanged": 118}
     assert load.retired == 1
     changed = Price.objects.get(reference_key="rent-aws-us-east-1-p4d.24xlarge-on-demand")
     assert (changed.amount, changed.version) == (Decimal("2.5"), 2)
@@ -187,4 +191,4 @@ def test_a_ref_given_twice_is_refused(loaded_catalog, prices_dir):
 
 
 def test_the_fixture_loads_the_same_rows_as_the_command(reference_prices):
-    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 141
+    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 146
