@@ -12,7 +12,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -42,7 +41,7 @@ from planner.web.editing import (
     validating,
 )
 from planner.web.history import history_rows
-from planner.web.htmx import partial_wanted
+from planner.web.lists import list_page, render_list
 from planner.web.roles import require_role, writer_team
 
 PAGE_SIZE = 50
@@ -77,22 +76,17 @@ def editable_price(request: HttpRequest, pk: int) -> Price:
 @vary_on_headers("HX-Request")
 def price_list(request: HttpRequest) -> HttpResponse:
     filterset = PriceFilterSet(request.GET, queryset=price_visible_to(request.user))
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    page, query = list_page(request, filterset.qs, size=PAGE_SIZE)
     today = timezone.localdate()
     context = {
         "filter": filterset,
         "filtered": bool(query),
         "page": page,
         "rows": [(price, price_age(price, on=today)) for price in page],
-        "query": query.urlencode(),
+        "query": query,
         "can_write": has_role(request.user, Role.PLANNER),
     }
-    template = "planner/prices/price_list.html"
-    if partial_wanted(request):
-        template += "#results"
-    return render(request, template, context)
+    return render_list(request, "planner/prices/price_list.html", context)
 
 
 @require_GET
