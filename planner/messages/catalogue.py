@@ -218,6 +218,12 @@ TEMPLATES: dict[str, str] = {
         "requirement ({priced} with a price), it costs least, {amount:,.2f} {currency} to rent "
         "for the job"
     ),
+    # Serving has no job to finish: its rent runs over the plan's horizon.
+    "first.cost_rent_years": _(
+        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
+        "requirement ({priced} with a price), it costs least, {amount:,.0f} {currency} to rent "
+        "for {years:g} years of serving"
+    ),
     "first.capex": _(
         "{count} x {accelerator} in {server} comes first: the lowest purchase price, "
         "{amount:,.0f} {currency}, of the {priced} priced among the {viable} builds that meet "
@@ -227,6 +233,11 @@ TEMPLATES: dict[str, str] = {
         "{count} x {accelerator} in {server} comes first: the lowest rent for the job, "
         "{amount:,.2f} {currency}, of the {priced} with a rate among the {viable} builds that "
         "meet every requirement"
+    ),
+    "first.rent_years": _(
+        "{count} x {accelerator} in {server} comes first: the lowest rent for {years:g} years of "
+        "serving, {amount:,.0f} {currency}, of the {priced} with a rate among the {viable} builds "
+        "that meet every requirement"
     ),
     "first.time": _(
         "{count} x {accelerator} in {server} comes first: it finishes soonest, in {days:,.1f} "

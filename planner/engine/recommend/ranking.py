@@ -98,9 +98,13 @@ def why_first(candidates: list[Candidate], plan: Said, objective: str) -> Messag
         return message("first.no_figure", objective=message(f"objective.{objective}"), **said)
     priced = sum(1 for c in candidates if OBJECTIVES[objective](c) is not None)
     money = {"amount": value, "currency": plan.currency, "priced": priced}
+    serving = plan.task == "inference"
     if objective == "cost":
         basis = first.cost.get("basis")
-        return message(f"first.cost_{basis}", years=plan.years, **money, **said)
+        code = "first.cost_rent_years" if serving and basis == "rent" else f"first.cost_{basis}"
+        return message(code, years=plan.years, **money, **said)
+    if objective == "rent" and serving:
+        return message("first.rent_years", years=plan.years, **money, **said)
     if objective in ("capex", "rent"):
         return message(f"first.{objective}", **money, **said)
     if objective == "time" and plan.task == "inference":
