@@ -1,10 +1,28 @@
 from django.core.management.base import BaseCommand
 
+from planner.validation.measured import run_all_measured
 from planner.validation.public import run_all, table
+from planner.validation.report import measured_table, source_table
 
 
 class Command(BaseCommand):
-    help = "Replay published training runs through the engine and print measured vs predicted."
+    help = (
+        "Replay published training runs and runs measured on an H200 through the engine; "
+        "print measured vs predicted per row and each source's median and worst error."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--summary",
+            action="store_true",
+            help="print only the per-source table and the fits verdicts",
+        )
 
     def handle(self, *args, **options):
-        self.stdout.write(table(run_all()))
+        public, measured = run_all(), run_all_measured()
+        if not options["summary"]:
+            self.stdout.write(table(public))
+            self.stdout.write("")
+            self.stdout.write(measured_table(measured))
+            self.stdout.write("")
+        self.stdout.write(source_table(public, measured))

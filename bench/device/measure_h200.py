@@ -1,0 +1,108 @@
+"""Measurements of one NVIDIA H200 for the validation table (planner/validation/).
+
+Run on the device machine, from the repository root, as:
+
+    MEASURE_COMMAND='<the shell line>' PYTHONUNBUFFERED=1 \
+        python3 bench/device/measure_h200.py --out "$OUT" --budget-s 510
+
+It writes one JSON report per group into --out: kernels.json (bf16 GEMM, copy bandwidth,
+power under load), moe.json, train.json, decode.json, power.json (nvidia-smi readings per
+phase, idle first, before any CUDA context exists), each with the versions, GPU, clocks, date
+and command line. Every measurement is warmed up, timed with CUDA events, repeated and reported
+as the median. A wall-clock guard skips what would not finish within --budget-s, recording the
+skip. `--tiny` runs the same code at toy sizes on whatever device is present, to check logic.
+`--only train_compile` runs the second training set (KV cache off, whole-model compilation of
+the 1.5B). The reports in planner/validation/measurements/ came from this script; its README
+gives the exact commands and dates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from h200_common import Guard, PowerSampler, environment, write_report
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.environ.get("OUT", "out"))
+    parser.add_argument("--budget-s", type=float, default=510.0)
+    parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
+    parser.add_argument("--only", default="kernels,moe,train,decode")
+    parser.add_argument("--idle-s", type=float, default=6.0)
+    args = parser.parse_args(argv[1:])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    guard = Guard(args.budget_s)
+    log_file = (out / "log.txt").open("a", encoding="utf-8")
+
+    def log(line: str) -> None:
+        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
+        print(stamp, flush=True)
+        log_file.write(stamp + "\n")
+        log_file.flush()
+
+    # Idle power first, before this process creates a CUDA context.
+    sampler = PowerSampler()
+    sampler.label = "idle_before_cuda"
+    sampler.start()
+    time.sleep(0 if args.tiny else args.idle_s)
+    import torch
+
+    sampler.label = "idle_cuda_context"
+    if torch.cuda.is_available():
+        torch.cuda.init()
+        torch.ones(1, device="cuda")
+    time.sleep(0 if args.tiny else 3.0)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    env = environment(argv)
+    log(json.dumps({k: env.get(k) for k in ("torch", "transformers", "peft", "gpu")}, default=str))
+    groups = [g for g in args.only.split(",") if g]
+    for group in groups:
+        sampler.label = group
+        t0 = time.monotonic()
+        try:
+            if group == "kernels":
+                import h200_kernels
+
+                body = h200_kernels.run(torch, tiny=args.tiny, sampler=sampler, log=log)
+            elif group == "moe":
+                import h200_moe
+
+                body = h200_moe.run(torch, tiny=args.tiny, guard=guard, log=log)
+            elif group == "train":
+                import h200_train
+
+                body = h200_train.run(torch, tiny=args.tiny, guard=guard, log=log)
+            elif group == "train_compile":
+                import h200_train
+
+                body = h200_train.run(torch, tiny=args.tiny, guard=guard, log=log, second=True)
+            elif group == "decode":
+                import h200_decode
+
+                body = h200_decode.run(torch, tiny=args.tiny, guard=guard, log=log)
+            else:
+                raise ValueError(f"--only: unknown group {group!r}")
+        except Exception as exc:
+            body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
+        body["group_wall_s"] = time.monotonic() - t0
+        write_report(out, group, env, body)
+        log(f"{group} done in {body['group_wall_s']:.1f}s, {guard.left_s():.0f}s left")
+    sampler.label = "end_after_work"
+    time.sleep(0 if args.tiny else 2.0)
+    sampler.halt()
+    write_report(out, "power", env, sampler.summary() | {"samples": sampler.samples})
+    log("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

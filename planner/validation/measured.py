@@ -1,0 +1,259 @@
+"""Runs measured on one NVIDIA H200 (the reports in planner/validation/measurements/, each with
+the command that made it and its date) replayed through the engine.
+
+planner/validation/h200_measured.csv declares the rows: each names its report, the one
+measurement in it (`match`), the software stack it ran (`framework`, `compile`,
+`cuda_graphs`, `param_dtype`) and its split. The figures are read from the report, never
+copied into the table. The engine does not yet take the stack as input: those columns say
+what each row measured, so a prediction that ignores them shows up as error here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from planner.adapters import accelerator_spec, model_spec
+from planner.engine.estimate import estimate
+from planner.engine.shapes import param_split
+from planner.engine.specs import EstimateRequest, InferenceSpec, ModelSpec, ParallelSpec
+
+DATA_FILE = Path(__file__).resolve().parent / "h200_measured.csv"
+MEASUREMENTS = Path(__file__).resolve().parent / "measurements"
+ACCELERATOR = "nvidia-h200-sxm-141gb"
+KINDS = ("train", "decode", "prefill")
+SPLITS = ("calibration", "held_out")
+# What each kind compares: the measured figure's name and the engine's answer for it.
+METRICS = {
+    "train": ("tokens_per_s", "peak_reserved_gib", "fits"),
+    "decode": ("tpot_s",),
+    "prefill": ("prefill_s",),
+}
+BOOL_FIELDS = ("compile", "cuda_graphs")
+
+
+@dataclass(frozen=True)
+class MeasuredCase:
+    id: str
+    source: str
+    kind: str
+    framework: str
+    compile: bool
+    cuda_graphs: bool
+    param_dtype: str
+    split: str
+    note: str
+    report: str
+    request: EstimateRequest
+    measured: dict[str, float | bool]
+
+    @property
+    def stack(self) -> str:
+        extras = [name for name in BOOL_FIELDS if getattr(self, name)]
+        return "+".join([self.framework, *extras])
+
+
+@dataclass(frozen=True)
+class MeasuredOutcome:
+    case: MeasuredCase
+    predicted: dict[str, float | bool]
+
+    def error(self, metric: str) -> float | None:
+        """(predicted - measured) / measured, or None where the row has no such figure."""
+        measured, predicted = self.case.measured.get(metric), self.predicted.get(metric)
+        if isinstance(measured, bool) or measured is None or predicted is None:
+            return None
+        return (float(predicted) - measured) / measured
+
+    @property
+    def fits_agrees(self) -> bool | None:
+        if "fits" not in self.case.measured:
+            return None
+        return self.predicted["fits"] == self.case.measured["fits"]
+
+
+def _catalog_rows(kind: str) -> dict[str, SimpleNamespace]:
+    from catalog.loader import read_rows  # the curated data, read without a database
+
+    return {row.values["slug"]: SimpleNamespace(**row.values) for row in read_rows(kind)}
+
+
+@cache
+def _report(relative: str) -> dict[str, Any]:
+    path = MEASUREMENTS / relative
+    if not path.is_file():
+        raise ValueError(f"report: no measurement report at {path}")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _parse_bool(row: dict[str, str], name: str) -> bool:
+    value = row[name].strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"{row['id']}: {name} must be true or false, not {row[name]!r}")
+    return value == "true"
+
+
+def find_measurement(report: dict[str, Any], match: str, row_id: str) -> dict[str, Any]:
+    """The one result in `report` whose fields equal every `key=value` of `match`."""
+    try:
+        wanted = dict(part.split("=", 1) for part in match.split(";") if part)
+    except ValueError:
+        raise ValueError(f"{row_id}: match must be key=value pairs joined by ';'") from None
+
+    def same(result: dict[str, Any]) -> bool:
+        return all(str(result.get(k)).lower() == v.lower() for k, v in wanted.items())
+
+    found = [r for r in report.get("results", []) if same(r)]
+    if len(found) != 1:
+        raise ValueError(f"{row_id}: match {match!r} selects {len(found)} results, not one")
+    return found[0]
+
+
+def _train_model(result: dict[str, Any], row_id: str) -> ModelSpec:
+    shape = ModelSpec(
+        params=0.0,
+        layers=int(result["layers"]),
+        hidden=int(result["hidden"]),
+        heads=int(result["heads"]),
+        kv_heads=int(result["kv_heads"]),
+        ffn=int(result["ffn"]),
+        vocab=int(result["vocab"]),
+        gated_mlp=True,
+        name=str(result["model"]),
+    )
+    params = param_split(shape).body + 2 * shape.embedding_params
+    if abs(params - result["params"]) > 1e-3 * result["params"]:
+        raise ValueError(
+            f"{row_id}: shape gives {params:.0f} parameters, the run had {result['params']}"
+        )
+    return replace(shape, params=params)
+
+
+def _train_case(result: dict[str, Any], row_id: str, accelerator: Any) -> tuple[Any, dict]:
+    mb = int(result["micro_batch"])
+    layout = ParallelSpec(
+        micro_batch=mb,
+        recompute="full" if result["activation_checkpointing"] else "none",
+        sequence_parallel=False,
+    )
+    request = EstimateRequest(
+        task="train",
+        model=_train_model(result, row_id),
+        accelerator=accelerator,
+        count=1,
+        per_node=1,
+        precision="bf16",
+        seq_len=int(result["seq_len"]),
+        global_batch=mb,
+        micro_batch=mb,
+        tokens=1e9,
+        attention="flash",
+        parallelism=layout,
+    )
+    measured: dict[str, float | bool] = {"fits": not result["oom"]}
+    if not result["oom"]:
+        measured["tokens_per_s"] = float(result["tokens_per_s"])
+        measured["peak_reserved_gib"] = float(result["memory"]["max_reserved_gib"])
+        measured["peak_allocated_gib"] = float(result["memory"]["max_allocated_gib"])
+    return request, measured
+
+
+def _inference_case(
+    kind: str, result: dict[str, Any], row: dict[str, str], accelerator: Any
+) -> tuple[Any, dict]:
+    models = _catalog_rows("models")
+    if row["catalog_model"] not in models:
+        raise ValueError(
+            f"{row['id']}: catalog_model {row['catalog_model']!r} is not in the catalog"
+        )
+    model = model_spec(models[row["catalog_model"]])
+    if int(model.params) != int(result["params"]):
+        raise ValueError(f"{row['id']}: {row['catalog_model']} is not the model that was measured")
+    batch, ctx = int(result["batch"]), int(result["ctx"])
+    request = EstimateRequest(
+        task="inference",
+        model=model,
+        accelerator=accelerator,
+        count=1,
+        per_node=1,
+        precision="bf16",
+        attention="flash",
+        inference=InferenceSpec(batch=batch, prompt_len=ctx, output_len=1),
+    )
+    if kind == "prefill":
+        return request, {"prefill_s": float(result["prefill_s"])}
+    step = result.get("graph_step_s", result.get("decode_s_per_token"))
+    return request, {"tpot_s": float(step)}
+
+
+def load_measured_cases(path: Path = DATA_FILE) -> list[MeasuredCase]:
+    accelerator = accelerator_spec(_catalog_rows("accelerators")[ACCELERATOR])
+    cases = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row["kind"] not in KINDS:
+                raise ValueError(f"{row['id']}: kind must be one of {KINDS}, not {row['kind']!r}")
+            if row["split"] not in SPLITS:
+                raise ValueError(f"{row['id']}: split must be one of {SPLITS}")
+            result = find_measurement(_report(row["report"]), row["match"], row["id"])
+            if "error" in result or "skipped" in result:
+                raise ValueError(f"{row['id']}: the matched measurement has no figures")
+            if row["kind"] == "train":
+                request, measured = _train_case(result, row["id"], accelerator)
+            else:
+                request, measured = _inference_case(row["kind"], result, row, accelerator)
+            cases.append(
+                MeasuredCase(
+                    id=row["id"],
+                    source=row["source"],
+                    kind=row["kind"],
+                    framework=row["framework"],
+                    compile=_parse_bool(row, "compile"),
+                    cuda_graphs=_parse_bool(row, "cuda_graphs"),
+                    param_dtype=row["param_dtype"],
+                    split=row["split"],
+                    note=row["note"],
+                    report=row["report"],
+                    request=request,
+                    measured=measured,
+                )
+            )
+    return cases
+
+
+def run_measured_case(case: MeasuredCase) -> MeasuredOutcome:
+    answer = estimate(case.request, advise=False)
+    if case.kind == "train":
+        predicted: dict[str, float | bool] = {
+            "tokens_per_s": float(answer.throughput["tokens_per_s_per_device"]),
+            "peak_reserved_gib": float(answer.memory["per_device_gib"]),
+            "fits": bool(answer.memory["fits"]),
+        }
+    elif case.kind == "decode":
+        predicted = {"tpot_s": float(answer.inference["tpot_ms"]) / 1e3}
+    else:
+        predicted = {"prefill_s": float(answer.inference["ttft_ms"]) / 1e3}
+    return MeasuredOutcome(case, predicted)
+
+
+def run_all_measured(cases: list[MeasuredCase] | None = None) -> list[MeasuredOutcome]:
+    return [run_measured_case(c) for c in (cases if cases is not None else load_measured_cases())]
+
+
+def group_summary(outcomes: Iterable[MeasuredOutcome], metric: str) -> dict[str, float] | None:
+    errors = [abs(e) for e in (o.error(metric) for o in outcomes) if e is not None]
+    if not errors:
+        return None
+    return {
+        "rows": len(errors),
+        "median_abs_error": statistics.median(errors),
+        "max_abs_error": max(errors),
+    }

@@ -1,0 +1,108 @@
+"""The runs measured on an H200 (planner/validation/h200_measured.csv and the reports in
+planner/validation/measurements/) replayed through the engine."""
+
+import dataclasses
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from planner.validation.measured import (
+    DATA_FILE,
+    MEASUREMENTS,
+    SPLITS,
+    find_measurement,
+    load_measured_cases,
+    run_measured_case,
+)
+
+CASES = {c.id: c for c in load_measured_cases()}
+
+
+def test_every_declared_row_loads_with_its_stack_and_split():
+    assert len(CASES) == 47
+    assert {c.kind for c in CASES.values()} == {"train", "decode", "prefill"}
+    for case in CASES.values():
+        assert case.source == "h200-measured"
+        assert case.framework in {"hf", "static-graph"}
+        assert case.split in SPLITS
+    assert CASES["HT12"].compile and not CASES["HT7"].compile
+    assert CASES["HD1"].cuda_graphs and not CASES["HD13"].cuda_graphs
+
+
+def test_figures_are_read_from_the_report_the_row_names():
+    report = json.loads((MEASUREMENTS / CASES["HT7"].report).read_text(encoding="utf-8"))
+    run = find_measurement(
+        report, "model=llama-1.5b;mode=eager;micro_batch=8;activation_checkpointing=false", "HT7"
+    )
+    assert CASES["HT7"].measured["tokens_per_s"] == run["tokens_per_s"]
+    assert CASES["HT7"].measured["peak_reserved_gib"] == run["memory"]["max_reserved_gib"]
+    assert CASES["HT7"].request.model.layers == run["layers"] == 26
+
+
+def test_a_run_that_ran_out_of_memory_gives_only_a_fits_verdict():
+    assert CASES["HT8"].measured == {"fits": False}
+    assert run_measured_case(CASES["HT8"]).error("tokens_per_s") is None
+
+
+def test_every_report_records_its_command_date_and_versions():
+    for path in MEASUREMENTS.glob("*/*.json"):
+        env = json.loads(path.read_text(encoding="utf-8"))["environment"]
+        assert "measure_h200.py" in env["command"], path
+        assert env["date_utc"].startswith("2026-"), path
+        assert env["gpu"]["name"] == "NVIDIA H200", path
+        assert env["torch"] and env["transformers"] and env["nvidia_smi"]["driver_version"]
+
+
+def test_a_row_that_selects_no_measurement_is_refused_by_name(tmp_path):
+    text = DATA_FILE.read_text(encoding="utf-8").replace("micro_batch=8;", "micro_batch=3;", 1)
+    bad = tmp_path / "rows.csv"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"HT2: match .* selects 0 results"):
+        load_measured_cases(bad)
+
+
+def test_a_row_with_an_unknown_kind_is_refused(tmp_path):
+    text = DATA_FILE.read_text(encoding="utf-8").replace(",train,", ",pretrain,", 1)
+    bad = tmp_path / "rows.csv"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="HT1: kind must be one of"):
+        load_measured_cases(bad)
+
+
+def test_predictions_follow_the_question_rather_than_the_row():
+    train = CASES["HT6"]
+    model = train.request.model
+    deeper = dataclasses.replace(
+        train.request, model=dataclasses.replace(model, layers=model.layers * 2)
+    )
+    base = run_measured_case(train).predicted["tokens_per_s"]
+    slower = run_measured_case(dataclasses.replace(train, request=deeper)).predicted
+    assert slower["tokens_per_s"] < 0.7 * base
+
+    decode = CASES["HD9"]
+    bigger = dataclasses.replace(
+        decode.request,
+        inference=dataclasses.replace(decode.request.inference, batch=64),
+    )
+    one = run_measured_case(decode).predicted["tpot_s"]
+    assert run_measured_case(dataclasses.replace(decode, request=bigger)).predicted["tpot_s"] > one
+
+
+def test_validate_prints_each_source_and_the_fits_verdicts():
+    out = StringIO()
+    call_command("validate", "--summary", stdout=out)
+    text = out.getvalue()
+    assert "Narayanan et al. 2021, Table 1 / train tokens/s" in text
+    for group in ("train tokens/s", "train peak memory", "decode time/token", "prefill time"):
+        assert f"h200-measured / {group}" in text
+    assert "stack hf+compile" in text
+    assert "fits verdicts on measured runs: " in text
+
+
+def test_validate_prints_every_measured_row():
+    out = StringIO()
+    call_command("validate", stdout=out)
+    for row_id in CASES:
+        assert f"\n{row_id} " in out.getvalue()
