@@ -36,6 +36,24 @@ class Derivation:
         return {"calibration": spec, "rows": self.rows}
 
 
+# The probe step's keys that are ModelSpec fields of the same name and unit.
+PROBE_SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "name")
+
+
+def figure_row(
+    figure: str, unit: str, *, measured: float, datasheet: float, efficiency: float
+) -> dict[str, Any]:
+    """One compared figure: what the probe measured, the datasheet's, and what the engine
+    assumes without calibration (the datasheet times its default efficiency)."""
+    return {
+        "figure": figure,
+        "unit": unit,
+        "measured": measured,
+        "datasheet": datasheet,
+        "engine": round(datasheet * efficiency, 1),
+    }
+
+
 def step_request(
     step: dict[str, Any],
     accelerator: AcceleratorSpec,
@@ -46,16 +64,7 @@ def step_request(
     attention, the probe's model shape, sequence and micro-batch, on one device or data
     parallel over the `dp` devices of one node (one micro-batch each, no ZeRO)."""
     dp = int(step.get("dp", 1))
-    model = ModelSpec(
-        params=float(step["params"]),
-        layers=step["layers"],
-        hidden=step["hidden"],
-        heads=step["heads"],
-        kv_heads=step["kv_heads"],
-        ffn=step["ffn"],
-        vocab=step["vocab"],
-        name=step["name"],
-    )
+    model = ModelSpec(params=float(step["params"]), **{key: step[key] for key in PROBE_SHAPE_KEYS})
     return EstimateRequest(
         task="train",
         model=model,
@@ -101,16 +110,14 @@ def _gemm_rows(
             share = round(measured / peak, 4)
             if share >= MIN_CREDIBLE_SHARE:
                 gemm[precision] = share
-            rows.append(
-                {
-                    "figure": f"{precision} matrix multiply",
-                    "unit": "TFLOP/s",
-                    "measured": measured,
-                    "datasheet": peak,
-                    "engine": round(peak * eff.GEMM_EFFICIENCY.get(precision, 0.75), 1),
-                    "used": share >= MIN_CREDIBLE_SHARE,
-                }
+            row = figure_row(
+                f"{precision} matrix multiply",
+                "TFLOP/s",
+                measured=measured,
+                datasheet=peak,
+                efficiency=eff.GEMM_EFFICIENCY.get(precision, 0.75),
             )
+            rows.append({**row, "used": share >= MIN_CREDIBLE_SHARE})
     return gemm, rows
 
 
@@ -121,15 +128,15 @@ def _memory_rows(
     copy = probe.get("memory", {}).get("d2d_gb_s")
     if not copy:
         return None, []
-    return round(copy / accelerator.memory_bw_gb_s, 4), [
-        {
-            "figure": "memory bandwidth (copy, read + write)",
-            "unit": "GB/s",
-            "measured": copy,
-            "datasheet": accelerator.memory_bw_gb_s,
-            "engine": round(accelerator.memory_bw_gb_s * eff.MEMORY_BW_EFFICIENCY, 1),
-        }
-    ]
+    datasheet = accelerator.memory_bw_gb_s
+    row = figure_row(
+        "memory bandwidth (copy, read + write)",
+        "GB/s",
+        measured=copy,
+        datasheet=datasheet,
+        efficiency=eff.MEMORY_BW_EFFICIENCY,
+    )
+    return round(copy / datasheet, 4), [row]
 
 
 def _scale_up_rows(
@@ -140,15 +147,15 @@ def _scale_up_rows(
     if not (busbw and accelerator.scale_up_gb_s):
         return None, []
     best = max(busbw)
-    return round(best / accelerator.scale_up_gb_s, 4), [
-        {
-            "figure": "all-reduce bus bandwidth",
-            "unit": "GB/s",
-            "measured": best,
-            "datasheet": accelerator.scale_up_gb_s,
-            "engine": round(accelerator.scale_up_gb_s * eff.SCALE_UP_EFFICIENCY, 1),
-        }
-    ]
+    datasheet = accelerator.scale_up_gb_s
+    row = figure_row(
+        "all-reduce bus bandwidth",
+        "GB/s",
+        measured=best,
+        datasheet=datasheet,
+        efficiency=eff.SCALE_UP_EFFICIENCY,
+    )
+    return round(best / datasheet, 4), [row]
 
 
 def _step_rows(
