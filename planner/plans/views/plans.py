@@ -32,13 +32,13 @@ from planner.messages.render import error_line, error_message
 from planner.messages.render import render as render_message
 from planner.models import Plan
 from planner.plans.builds import SWEEP_MIN
+from planner.plans.comparison import compare_rows
 from planner.plans.figures import (
     TASK_LABELS,
     build_names,
     candidate_row,
     chart_data,
     chart_labels,
-    compare_rows,
     output_len_of,
     question_rows,
     rejected_rows,
