@@ -121,41 +121,34 @@ def _gemm_rows(
     return gemm, rows
 
 
-def _memory_rows(
+def _bandwidth_rows(
     probe: dict[str, Any], accelerator: AcceleratorSpec
-) -> tuple[float | None, list[dict[str, Any]]]:
-    """The share of datasheet bandwidth a device-to-device copy reached."""
+) -> tuple[float | None, float | None, list[dict[str, Any]]]:
+    """The share of datasheet memory bandwidth a device-to-device copy reached, and of the
+    scale-up link the best all-reduce reached (None where the probe or the card lacks it)."""
     copy = probe.get("memory", {}).get("d2d_gb_s")
-    if not copy:
-        return None, []
-    datasheet = accelerator.memory_bw_gb_s
-    row = figure_row(
-        "memory bandwidth (copy, read + write)",
-        "GB/s",
-        measured=copy,
-        datasheet=datasheet,
-        efficiency=eff.MEMORY_BW_EFFICIENCY,
+    busbw = max((r["busbw_gb_s"] for r in probe.get("allreduce", [])), default=None)
+    # Each: the probe's label, its measurement, the datasheet figure, the engine's default share.
+    measured = (
+        (
+            "memory bandwidth (copy, read + write)",
+            copy,
+            accelerator.memory_bw_gb_s,
+            eff.MEMORY_BW_EFFICIENCY,
+        ),
+        ("all-reduce bus bandwidth", busbw, accelerator.scale_up_gb_s, eff.SCALE_UP_EFFICIENCY),
     )
-    return round(copy / datasheet, 4), [row]
-
-
-def _scale_up_rows(
-    probe: dict[str, Any], accelerator: AcceleratorSpec
-) -> tuple[float | None, list[dict[str, Any]]]:
-    """The share of the scale-up link the best all-reduce reached."""
-    busbw = [r["busbw_gb_s"] for r in probe.get("allreduce", [])]
-    if not (busbw and accelerator.scale_up_gb_s):
-        return None, []
-    best = max(busbw)
-    datasheet = accelerator.scale_up_gb_s
-    row = figure_row(
-        "all-reduce bus bandwidth",
-        "GB/s",
-        measured=best,
-        datasheet=datasheet,
-        efficiency=eff.SCALE_UP_EFFICIENCY,
-    )
-    return round(best / datasheet, 4), [row]
+    shares: list[float | None] = []
+    rows = []
+    for figure, value, datasheet, efficiency in measured:
+        if not (value and datasheet):
+            shares.append(None)
+            continue
+        shares.append(round(value / datasheet, 4))
+        rows.append(
+            figure_row(figure, "GB/s", measured=value, datasheet=datasheet, efficiency=efficiency)
+        )
+    return shares[0], shares[1], rows
 
 
 def _step_rows(
@@ -201,8 +194,7 @@ def derive(
     reference training step (the first on one device by default); other steps, data-parallel
     ones included, stay free to check it."""
     gemm, gemm_rows = _gemm_rows(probe, accelerator)
-    bw_eff, memory_rows = _memory_rows(probe, accelerator)
-    scale_up, scale_up_rows = _scale_up_rows(probe, accelerator)
+    bw_eff, scale_up, bandwidth_rows = _bandwidth_rows(probe, accelerator)
     spec = CalibrationSpec(
         name=name,
         gemm_efficiency=MappingProxyType(gemm),
@@ -210,4 +202,4 @@ def derive(
         scale_up_efficiency=scale_up,
     )
     spec, step_rows = _step_rows(probe.get("training", []), accelerator, spec, reference_step)
-    return Derivation(spec, gemm_rows + memory_rows + scale_up_rows + step_rows)
+    return Derivation(spec, gemm_rows + bandwidth_rows + step_rows)
