@@ -197,6 +197,20 @@ class PlanDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
     visible_to = staticmethod(plans_with_team_visible_to)
 
 
+def _plan_and_order(
+    request: Request, pk: int, query_serializer: type[serializers.Serializer]
+) -> tuple[Plan, dict[str, Any], dict[str, float]]:
+    """The visible plan (404 otherwise), the validated query, and the weights: the plan's own
+    with the dimensions the query gives replacing them."""
+    plan = plan_visible_to(request.user).filter(pk=pk).first()
+    if plan is None:
+        raise NotFound(_("No such plan in your team."))
+    query = query_serializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+    return plan, query.validated_data, {**default_weights(plan=plan), **given}
+
+
 @extend_schema(tags=["plans"])
 class PlanCandidatesView(APIView):
     """The plan's viable builds, re-ordered by the weights given (nothing is re-estimated)."""
@@ -219,21 +233,15 @@ class PlanCandidatesView(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        plan = plan_visible_to(request.user).filter(pk=pk).first()
-        if plan is None:
-            raise NotFound(_("No such plan in your team."))
-        query = CandidatesQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
-        weights = {**default_weights(plan=plan), **given}
+        plan, query, weights = _plan_and_order(request, pk, CandidatesQuerySerializer)
         return Response(
             candidate_page(
                 plan=plan,
                 weights=weights,
-                page=query.validated_data["page"],
-                page_size=query.validated_data["page_size"],
+                page=query["page"],
+                page_size=query["page_size"],
                 request=request,
-                objective=query.validated_data.get("objective"),
+                objective=query.get("objective"),
             )
         )
 
@@ -256,17 +264,9 @@ class PurchaseCsvRenderer(BaseRenderer):
 
 
 def _visible_candidate(request: Request, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
-    plan = plan_visible_to(request.user).filter(pk=pk).first()
-    if plan is None:
-        raise NotFound(_("No such plan in your team."))
-    query = OrderQuerySerializer(data=request.query_params)
-    query.is_valid(raise_exception=True)
-    given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+    plan, query, weights = _plan_and_order(request, pk, OrderQuerySerializer)
     candidate = plan_candidate(
-        plan=plan,
-        candidate_id=cid,
-        weights={**default_weights(plan=plan), **given},
-        objective=query.validated_data.get("objective"),
+        plan=plan, candidate_id=cid, weights=weights, objective=query.get("objective")
     )
     if candidate is None:
         raise NotFound(_("No such build in this plan."))

@@ -47,6 +47,12 @@ from planner.web.memory_bar import memory_bar
 from planner.web.roles import require_role
 
 
+def _visible_build(request: HttpRequest, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
+    """The plan and its build `cid`, ranked by the weights in the query; 404 for either."""
+    plan = visible_plan(request, pk)
+    return plan, _candidate(request, plan, cid)
+
+
 def _candidate(request: HttpRequest, plan: Plan, candidate_id: int) -> dict[str, Any]:
     weights_form = WeightsForm(request.GET, plan=plan)
     candidate = plan_candidate(
@@ -99,29 +105,25 @@ def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -
     }
 
 
+def _build_page(request: HttpRequest, pk: int, cid: int, template: str) -> HttpResponse:
+    plan, candidate = _visible_build(request, pk, cid)
+    return render(request, template, _page_context(request, plan, candidate))
+
+
 @require_GET
 def candidate_detail(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
-    return render(
-        request, "planner/plans/candidate_detail.html", _page_context(request, plan, candidate)
-    )
+    return _build_page(request, pk, cid, "planner/plans/candidate_detail.html")
 
 
 @require_GET
 def candidate_purchase(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
     """The purchase list as a page to print (or save as PDF) for procurement."""
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
-    return render(
-        request, "planner/plans/candidate_purchase.html", _page_context(request, plan, candidate)
-    )
+    return _build_page(request, pk, cid, "planner/plans/candidate_purchase.html")
 
 
 @require_GET
 def candidate_purchase_csv(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
+    plan, candidate = _visible_build(request, pk, cid)
     out = io.StringIO()
     write_purchase_csv(out, purchase_rows(plan, candidate, build_names(plan)))
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
