@@ -21,7 +21,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +30,7 @@ from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from planner.api.responses import (
     UNAUTHENTICATED,
+    create_docs,
     created,
     detail_response,
     documented,
@@ -39,7 +39,7 @@ from planner.api.responses import (
     list_docs,
     one_docs,
 )
-from planner.api.views import VisibleRowsMixin
+from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.engine.contract.answers import CandidatePage, RankedCandidate
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
@@ -140,7 +140,7 @@ def _site(request: Request, data: Any):
 @documented(
     "plans",
     get=list_docs(summary="Your team's plans, newest first", serializer=PlanSummarySerializer),
-    post=extend_schema(
+    post=create_docs(
         summary="Rank every build for a workload, a site and a budget",
         description="Every accelerator x server x count the filters allow is estimated, fitted "
         "into the site's racks, costed and scored on five dimensions (memory capacity, memory "
@@ -152,18 +152,16 @@ def _site(request: Request, data: Any):
         responses={
             201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
             400: BAD_FIELD,
-            401: UNAUTHENTICATED,
-            403: FORBIDDEN,
         },
+        forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
 )
-class PlanListView(VisibleRowsMixin, generics.ListCreateAPIView):
+class PlanListView(VisibleListCreateView):
     """Any signed-in role of the team reads; planners and admins create."""
 
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
-    parser_classes = [JSONParser]
     throttle_scope = "compute"  # POST ranks every build
 
     def create(self, request, *args, **kwargs) -> Response:
