@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -38,6 +37,7 @@ from planner.sites.selectors import (
 )
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.versioning import StaleVersionError
+from planner.web.downloads import csv_download
 from planner.web.editing import (
     VERSION_FIELD,
     opened_on_older_version,
@@ -274,14 +274,8 @@ def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = _visible_site(request, pk)
-    response = HttpResponse(
-        site_services.rack_export_csv(site=site), content_type="text/csv; charset=utf-8"
-    )
     filename = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "racks"]))
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{filename}.csv"
-    )
-    return response
+    return csv_download(site_services.rack_export_csv(site=site), f"{filename}.csv")
 
 
 RACK_IMPORT = CsvImportFlow(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -58,6 +57,7 @@ from planner.plans.purchases import purchase_rows, purchase_total, write_purchas
 from planner.plans.selectors import default_weights, plan_candidate, plan_visible_to
 from planner.plans.services import plan_create
 from planner.sites.selectors import site_visible_to
+from planner.web.downloads import as_download
 
 # --- documentation ---------------------------------------------------------------------------
 
@@ -335,7 +335,5 @@ class PlanPurchaseListView(APIView):
         )
         if request.accepted_renderer.format == "csv":
             name = f"plan-{plan.pk}-build-{cid}-purchase.csv"
-            response["Content-Disposition"] = content_disposition_header(
-                as_attachment=True, filename=name
-            )
+            as_download(response, name)
         return response

@@ -16,7 +16,6 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -43,6 +42,7 @@ from planner.plans.selectors import plan_candidate, plan_task
 from planner.plans.services import plan_sweep_start
 from planner.plans.views.plans import visible_plan
 from planner.simulations.services import QueueUnavailable
+from planner.web.downloads import csv_download
 from planner.web.memory_bar import memory_bar
 from planner.web.roles import require_role
 
@@ -126,10 +126,8 @@ def candidate_purchase_csv(request: HttpRequest, pk: int, cid: int) -> HttpRespo
     plan, candidate = _visible_build(request, pk, cid)
     out = io.StringIO()
     write_purchase_csv(out, purchase_rows(plan, candidate, build_names(plan)))
-    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     name = f"{slugify(plan.name) or 'plan'}-{plan.pk}-build-{cid}-purchase.csv"
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name)
-    return response
+    return csv_download(out.getvalue(), name)
 
 
 def _go(request: HttpRequest, url: str) -> HttpResponse:
