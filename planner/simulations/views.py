@@ -28,7 +28,7 @@ from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS, SimulationForm
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
 from planner.web.htmx import partial_wanted
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role
 
 SECONDS_PER_HOUR = 3600
@@ -208,23 +208,17 @@ def _detail_context(request: HttpRequest, simulation: Simulation) -> dict[str, A
 @require_GET
 @vary_on_headers("HX-Request")
 def simulation_list(request: HttpRequest) -> HttpResponse:
-    filterset = SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all())
-    page, query = list_page(request, filterset.qs)
-    context = {
-        "filter": filterset,
-        "page": page,
-        "rows": [
-            {
-                "simulation": simulation,
-                "percent": 100 * simulation.progress,
-                **_question_summary(simulation.inputs),
-            }
-            for simulation in page
-        ],
-        "query": query,
-        "can_start": has_role(request.user, Role.PLANNER),
-    }
-    return render_list(request, "planner/simulations/simulation_list.html", context)
+    return render_filtered_list(
+        request,
+        "planner/simulations/simulation_list.html",
+        SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all()),
+        row=lambda simulation: {
+            "simulation": simulation,
+            "percent": 100 * simulation.progress,
+            **_question_summary(simulation.inputs),
+        },
+        can_start=has_role(request.user, Role.PLANNER),
+    )
 
 
 def _apply_engine_error(form: SimulationForm, exc: RequestError) -> None:

@@ -47,7 +47,7 @@ from planner.web.editing import (
 )
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 
 # Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
@@ -113,18 +113,14 @@ def _deleted_rack_group_histories(site: Site, kept: set[int]) -> list[tuple[str,
 @require_GET
 @vary_on_headers("HX-Request")
 def site_list(request: HttpRequest) -> HttpResponse:
-    filterset = SiteFilterSet(
-        request.GET or None, queryset=site_visible_to(request.user).select_related("team")
+    sites = site_visible_to(request.user).select_related("team")
+    return render_filtered_list(
+        request,
+        "planner/sites/site_list.html",
+        SiteFilterSet(request.GET or None, queryset=sites),
+        row=lambda site: (site, site_capacity(site=site)),
+        can_create=has_role(request.user, Role.FACILITY),
     )
-    page, query = list_page(request, filterset.qs)
-    context = {
-        "filter": filterset,
-        "page": page,
-        "rows": [(site, site_capacity(site=site)) for site in page],
-        "query": query,
-        "can_create": has_role(request.user, Role.FACILITY),
-    }
-    return render_list(request, "planner/sites/site_list.html", context)
 
 
 @require_GET

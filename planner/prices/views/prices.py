@@ -41,7 +41,7 @@ from planner.web.editing import (
     validating,
 )
 from planner.web.history import history_rows
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role, writer_team
 
 PAGE_SIZE = 50
@@ -75,18 +75,15 @@ def editable_price(request: HttpRequest, pk: int) -> Price:
 @require_GET
 @vary_on_headers("HX-Request")
 def price_list(request: HttpRequest) -> HttpResponse:
-    filterset = PriceFilterSet(request.GET, queryset=price_visible_to(request.user))
-    page, query = list_page(request, filterset.qs, size=PAGE_SIZE)
     today = timezone.localdate()
-    context = {
-        "filter": filterset,
-        "filtered": bool(query),
-        "page": page,
-        "rows": [(price, price_age(price, on=today)) for price in page],
-        "query": query,
-        "can_write": has_role(request.user, Role.PLANNER),
-    }
-    return render_list(request, "planner/prices/price_list.html", context)
+    return render_filtered_list(
+        request,
+        "planner/prices/price_list.html",
+        PriceFilterSet(request.GET, queryset=price_visible_to(request.user)),
+        row=lambda price: (price, price_age(price, on=today)),
+        size=PAGE_SIZE,
+        can_write=has_role(request.user, Role.PLANNER),
+    )
 
 
 @require_GET
