@@ -44,6 +44,7 @@ from planner.web.editing import (
     render_form,
     save_form_write,
     validating,
+    write_and_redirect,
 )
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
@@ -175,16 +176,14 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     site = _editable_site(request, pk)
     # The form edits a copy, so the page heading keeps the saved name while errors show.
     form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: site_services.site_update(site=form.instance, **form.model_values()),
-            conflict_message=_("Your team already has a site with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The site was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: site_services.site_update(site=form.instance, **form.model_values()),
+        conflict_message=_("Your team already has a site with this name."),
+        saved_message=_("The site was saved."),
+    )
+    return written or render_form(
         request,
         "planner/sites/site_form.html",
         {"form": form, "site": site, "opened_on_older": opened_on_older_version(form, site)},
@@ -202,18 +201,16 @@ def _rack_group_form_page(
         instance=copy.copy(rack_group) if rack_group else None,
         site=site,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: site_services.rack_group_save(
-                rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
-            ),
-            conflict_message=_("This site already has a rack group with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The rack group was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: site_services.rack_group_save(
+            rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
+        ),
+        conflict_message=_("This site already has a rack group with this name."),
+        saved_message=_("The rack group was saved."),
+    )
+    return written or render_form(
         request,
         "planner/sites/rackgroup_form.html",
         {
