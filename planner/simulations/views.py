@@ -22,11 +22,11 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.roles import Role, has_role
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import RequestError
-from planner.messages.render import error_line, error_message
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
-from planner.simulations.forms import FORMS, SimulationForm
+from planner.simulations.forms import FORMS
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
+from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
 from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role
@@ -221,11 +221,6 @@ def simulation_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _apply_engine_error(form: SimulationForm, exc: RequestError) -> None:
-    field = form.error_field(exc.field)
-    form.add_error(field, error_message(exc) if field else error_line(exc))
-
-
 @require_http_methods(["GET", "POST"])
 def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
     form_class = FORMS.get(kind)
@@ -241,7 +236,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
         try:
             simulation, queued = simulation_start(data=form.question(), user=request.user)
         except RequestError as exc:
-            _apply_engine_error(form, exc)
+            apply_engine_error(form, exc)
         except QueueUnavailable:
             form.add_error(
                 None,

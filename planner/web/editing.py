@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from planner.engine import RequestError
+from planner.messages.render import error_line, error_message
 from planner.versioning import ConflictError, StaleVersionError
 from planner.web.history import shown_value
 from planner.web.htmx import partial_wanted
@@ -112,6 +114,13 @@ def save_form_write(
     except StaleVersionError as exc:
         show_newer_version(form, exc.current)
     return None
+
+
+def apply_engine_error(form, exc: RequestError) -> None:
+    """What the engine found wrong in a form's question: beside the field its path names (the
+    form's `error_field`), or above the form as one line naming the path."""
+    field = form.error_field(exc.field)
+    form.add_error(field, error_message(exc) if field else error_line(exc))
 
 
 def write_and_redirect(
