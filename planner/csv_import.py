@@ -91,6 +91,26 @@ def check_again_locked(
     return preview
 
 
+def import_checked(
+    locked: QuerySet,
+    check: Callable[[], Preview],
+    save_row: Callable[[Any], None],
+    *,
+    expected_versions: Mapping[str, int | None],
+    changed: str,
+) -> Preview:
+    """Import every row or none (call it inside a transaction): check the file again with its
+    rows locked (check_again_locked), then, when every row is good, hand each to `save_row`.
+    The answer is the second preview; not `ok`, nothing was saved."""
+    preview = check_again_locked(
+        locked, check, expected_versions=expected_versions, changed=changed
+    )
+    if preview.ok:
+        for row in preview.rows:
+            save_row(row)
+    return preview
+
+
 def parse_bool(text: str) -> bool:
     lowered = text.strip().lower()
     if lowered in {"true", "yes", "1"}:

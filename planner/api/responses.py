@@ -77,6 +77,27 @@ def list_docs(*, summary: str, serializer: type[serializers.Serializer]) -> Any:
     )
 
 
+def create_docs(
+    *,
+    summary: str,
+    description: str,
+    request: Any,
+    responses: dict[int, Any],
+    forbidden: OpenApiResponse,
+    **options: Any,
+) -> Any:
+    """extend_schema for a POST that makes (or queues) a row: `responses` with the 401 and 403
+    every planner write answers, in status order."""
+    every = {**responses, 401: UNAUTHENTICATED, 403: forbidden}
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=request,
+        responses=dict(sorted(every.items())),
+        **options,
+    )
+
+
 def location_header(description: str, *, statuses: list[int]) -> OpenApiParameter:
     """The Location header a POST answers with: the row to read or poll next."""
     return OpenApiParameter(

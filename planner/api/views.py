@@ -8,7 +8,9 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
+from rest_framework import generics
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
@@ -23,6 +25,11 @@ class VisibleRowsMixin:
 
     def get_queryset(self: Any) -> QuerySet:
         return self.visible_to(self.request.user)
+
+
+# A feature's list of visible rows that a JSON POST adds to (no docstring, as above).
+class VisibleListCreateView(VisibleRowsMixin, generics.ListCreateAPIView):
+    parser_classes = [JSONParser]
 
 
 def writer_team(request: Any) -> Any:

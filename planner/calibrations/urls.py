@@ -1,14 +1,6 @@
 """The calibration pages' URLs, appended to `planner/urls.py` (namespace "planner")."""
 
-from django.urls import path
-
 from planner.calibrations import views
+from planner.web.routes import pages
 
-urlpatterns = [
-    path("calibrations/", views.calibration_list, name="calibration_list"),
-    path(
-        "calibrations/<int:pk>/",
-        views.calibration_detail,
-        name="calibration_detail",
-    ),
-]
+urlpatterns = pages("calibrations/", "calibration", views, "list", "detail")

@@ -36,6 +36,24 @@ class Derivation:
         return {"calibration": spec, "rows": self.rows}
 
 
+# The probe step's keys that are ModelSpec fields of the same name and unit.
+PROBE_SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "name")
+
+
+def figure_row(
+    figure: str, unit: str, *, measured: float, datasheet: float, efficiency: float
+) -> dict[str, Any]:
+    """One compared figure: what the probe measured, the datasheet's, and what the engine
+    assumes without calibration (the datasheet times its default efficiency)."""
+    return {
+        "figure": figure,
+        "unit": unit,
+        "measured": measured,
+        "datasheet": datasheet,
+        "engine": round(datasheet * efficiency, 1),
+    }
+
+
 def step_request(
     step: dict[str, Any],
     accelerator: AcceleratorSpec,
@@ -46,16 +64,7 @@ def step_request(
     attention, the probe's model shape, sequence and micro-batch, on one device or data
     parallel over the `dp` devices of one node (one micro-batch each, no ZeRO)."""
     dp = int(step.get("dp", 1))
-    model = ModelSpec(
-        params=float(step["params"]),
-        layers=step["layers"],
-        hidden=step["hidden"],
-        heads=step["heads"],
-        kv_heads=step["kv_heads"],
-        ffn=step["ffn"],
-        vocab=step["vocab"],
-        name=step["name"],
-    )
+    model = ModelSpec(params=float(step["params"]), **{key: step[key] for key in PROBE_SHAPE_KEYS})
     return EstimateRequest(
         task="train",
         model=model,
@@ -101,54 +110,45 @@ def _gemm_rows(
             share = round(measured / peak, 4)
             if share >= MIN_CREDIBLE_SHARE:
                 gemm[precision] = share
-            rows.append(
-                {
-                    "figure": f"{precision} matrix multiply",
-                    "unit": "TFLOP/s",
-                    "measured": measured,
-                    "datasheet": peak,
-                    "engine": round(peak * eff.GEMM_EFFICIENCY.get(precision, 0.75), 1),
-                    "used": share >= MIN_CREDIBLE_SHARE,
-                }
+            row = figure_row(
+                f"{precision} matrix multiply",
+                "TFLOP/s",
+                measured=measured,
+                datasheet=peak,
+                efficiency=eff.GEMM_EFFICIENCY.get(precision, 0.75),
             )
+            rows.append({**row, "used": share >= MIN_CREDIBLE_SHARE})
     return gemm, rows
 
 
-def _memory_rows(
+def _bandwidth_rows(
     probe: dict[str, Any], accelerator: AcceleratorSpec
-) -> tuple[float | None, list[dict[str, Any]]]:
-    """The share of datasheet bandwidth a device-to-device copy reached."""
+) -> tuple[float | None, float | None, list[dict[str, Any]]]:
+    """The share of datasheet memory bandwidth a device-to-device copy reached, and of the
+    scale-up link the best all-reduce reached (None where the probe or the card lacks it)."""
     copy = probe.get("memory", {}).get("d2d_gb_s")
-    if not copy:
-        return None, []
-    return round(copy / accelerator.memory_bw_gb_s, 4), [
-        {
-            "figure": "memory bandwidth (copy, read + write)",
-            "unit": "GB/s",
-            "measured": copy,
-            "datasheet": accelerator.memory_bw_gb_s,
-            "engine": round(accelerator.memory_bw_gb_s * eff.MEMORY_BW_EFFICIENCY, 1),
-        }
-    ]
-
-
-def _scale_up_rows(
-    probe: dict[str, Any], accelerator: AcceleratorSpec
-) -> tuple[float | None, list[dict[str, Any]]]:
-    """The share of the scale-up link the best all-reduce reached."""
-    busbw = [r["busbw_gb_s"] for r in probe.get("allreduce", [])]
-    if not (busbw and accelerator.scale_up_gb_s):
-        return None, []
-    best = max(busbw)
-    return round(best / accelerator.scale_up_gb_s, 4), [
-        {
-            "figure": "all-reduce bus bandwidth",
-            "unit": "GB/s",
-            "measured": best,
-            "datasheet": accelerator.scale_up_gb_s,
-            "engine": round(accelerator.scale_up_gb_s * eff.SCALE_UP_EFFICIENCY, 1),
-        }
-    ]
+    busbw = max((r["busbw_gb_s"] for r in probe.get("allreduce", [])), default=None)
+    # Each: the probe's label, its measurement, the datasheet figure, the engine's default share.
+    measured = (
+        (
+            "memory bandwidth (copy, read + write)",
+            copy,
+            accelerator.memory_bw_gb_s,
+            eff.MEMORY_BW_EFFICIENCY,
+        ),
+        ("all-reduce bus bandwidth", busbw, accelerator.scale_up_gb_s, eff.SCALE_UP_EFFICIENCY),
+    )
+    shares: list[float | None] = []
+    rows = []
+    for figure, value, datasheet, efficiency in measured:
+        if not (value and datasheet):
+            shares.append(None)
+            continue
+        shares.append(round(value / datasheet, 4))
+        rows.append(
+            figure_row(figure, "GB/s", measured=value, datasheet=datasheet, efficiency=efficiency)
+        )
+    return shares[0], shares[1], rows
 
 
 def _step_rows(
@@ -194,8 +194,7 @@ def derive(
     reference training step (the first on one device by default); other steps, data-parallel
     ones included, stay free to check it."""
     gemm, gemm_rows = _gemm_rows(probe, accelerator)
-    bw_eff, memory_rows = _memory_rows(probe, accelerator)
-    scale_up, scale_up_rows = _scale_up_rows(probe, accelerator)
+    bw_eff, scale_up, bandwidth_rows = _bandwidth_rows(probe, accelerator)
     spec = CalibrationSpec(
         name=name,
         gemm_efficiency=MappingProxyType(gemm),
@@ -203,4 +202,4 @@ def derive(
         scale_up_efficiency=scale_up,
     )
     spec, step_rows = _step_rows(probe.get("training", []), accelerator, spec, reference_step)
-    return Derivation(spec, gemm_rows + memory_rows + scale_up_rows + step_rows)
+    return Derivation(spec, gemm_rows + bandwidth_rows + step_rows)

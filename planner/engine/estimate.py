@@ -3,17 +3,16 @@ what binds. The answer serialises to the estimate contract's JSON with `as_dict(
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import numpy as np
 
-from planner.engine import efficiency as eff
 from planner.engine.advice import does_not_fit
 from planner.engine.batch import batch_answer, searched_batches
 from planner.engine.compute import dense_peak
+from planner.engine.derating import thermal_and_fault
 from planner.engine.memory import Bytes, inference_memory, rounded_gib
 from planner.engine.messages import Message, message, plain
 from planner.engine.parallel import (
@@ -24,8 +23,8 @@ from planner.engine.parallel import (
     smallest_fitting_tp,
 )
 from planner.engine.replica import kv_bound
-from planner.engine.shapes import lora_params_per_layer, model_flops_per_token
-from planner.engine.specs import BYTES, ETA_KEYS, EstimateRequest, ParallelSpec
+from planner.engine.shapes import model_flops_per_token
+from planner.engine.specs import ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.step import InferenceTime, inference_time
 from planner.engine.version import MODEL_VERSION
 
@@ -35,10 +34,6 @@ Section: TypeAlias = dict[str, Any]
 DAY_S = 86_400.0
 # A decode step that spends more than this share on the scale-up link is bound by the link.
 LINK_BOUND_SHARE = 0.3
-# A checkpoint holds bf16 weights plus fp32 master weights and two Adam moments: 14 bytes per
-# parameter; LoRA checkpoints hold only the adapters, 16 bytes each with their states.
-CHECKPOINT_BYTES_PER_PARAM = BYTES["bf16"] + 12
-LORA_CHECKPOINT_BYTES_PER_PARAM = 16
 
 
 @dataclass(frozen=True)
@@ -95,54 +90,6 @@ def _memory_dict(
     out["capacity_gib"] = capacity_gib
     out["fits"] = out["per_device_gib"] <= capacity_gib
     return out
-
-
-def _fault(req: EstimateRequest) -> tuple[float, Message]:
-    if req.task == "inference":
-        return 1.0, message("eta_fault.serving")
-    rel = req.reliability
-    trainable_bytes = req.model.params * CHECKPOINT_BYTES_PER_PARAM
-    if req.method != "full":
-        adapters = lora_params_per_layer(req.model, rank=req.lora_rank) * req.model.layers
-        trainable_bytes = adapters * LORA_CHECKPOINT_BYTES_PER_PARAM
-    checkpoint_s = trainable_bytes / (req.checkpoint_gb_s * 1e9)
-    value, mtbf, interval = eff.fault_efficiency(
-        devices=req.count,
-        failures_per_gpu_hour=rel.failures_per_gpu_hour,
-        checkpoint_s=checkpoint_s,
-        restart_s=rel.restart_s,
-    )
-    if math.isinf(mtbf):
-        return 1.0, message("eta_fault.none")
-    return value, message(
-        "eta_fault.training",
-        devices=req.count,
-        failures_per_gpu_hour=rel.failures_per_gpu_hour,
-        mtbf_h=mtbf / 3600,
-        checkpoint_s=checkpoint_s,
-        checkpoint_gb_s=req.checkpoint_gb_s,
-        interval_min=interval / 60,
-        restart_min=rel.restart_s / 60,
-        lost_percent=100 * (1 - value),
-    )
-
-
-def _thermal(req: EstimateRequest) -> tuple[float, Message]:
-    if req.accelerator.consumer_cooling:
-        return eff.CONSUMER_THERMAL_FACTOR, message(
-            "eta_thermal.consumer", lower_percent=100 * (1 - eff.CONSUMER_THERMAL_FACTOR)
-        )
-    return 1.0, message("eta_thermal.datacentre")
-
-
-def _thermal_and_fault(req: EstimateRequest) -> tuple[dict[str, float], dict[str, Message]]:
-    """eta_thermal and eta_fault, and their explanations."""
-    thermal, thermal_note = _thermal(req)
-    fault, fault_note = _fault(req)
-    return (
-        {"eta_thermal": thermal, "eta_fault": fault},
-        {"eta_thermal": thermal_note, "eta_fault": fault_note},
-    )
 
 
 def _apply_overrides(
@@ -302,7 +249,7 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     batch, batch_note = batch_answer(req, chosen)
     step_s = result.pick(result.step.step_s)
     parts = _training_parts(result)
-    factors, notes = _thermal_and_fault(req)
+    factors, notes = thermal_and_fault(req)
     computed = {**_training_etas(parts, step_s), **factors}
     final, scale, override_notes = _apply_overrides(req, computed)
     if req.calibration is not None:
@@ -397,7 +344,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     tp = smallest_fitting_tp(req)
     replicas = req.count // tp
     timing = inference_time(req, tp=tp)
-    factors, notes = _thermal_and_fault(req)
+    factors, notes = thermal_and_fault(req)
     computed = {**_inference_etas(timing), **factors}
     final, scale, override_notes = _apply_overrides(req, computed)
     tpot = timing.decode_step_s / scale

@@ -140,15 +140,19 @@ def _training_activations(
     model = req.model
     # The activation formulas count 2-byte values; fp32 training stores 4.
     act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
-    per_layer = act_scale * activation_bytes_per_layer(
-        model,
-        seq_len=req.seq_len,
-        micro_batch=mb,
-        tp=tp,
-        cp=cp,
-        recompute_code=rc,
-        attention=req.attention,
-    )
+
+    def per_layer_bytes(recompute_code: npt.ArrayLike) -> Floats:
+        return act_scale * activation_bytes_per_layer(
+            model,
+            seq_len=req.seq_len,
+            micro_batch=mb,
+            tp=tp,
+            cp=cp,
+            recompute_code=recompute_code,
+            attention=req.attention,
+        )
+
+    per_layer = per_layer_bytes(rc)
     micro_batches = np.maximum(global_batch // np.maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
@@ -157,16 +161,7 @@ def _training_activations(
     # layers leave room, see stage_layers).
     activations = per_layer * stage_layers(model.layers, pp).first * in_flight
     # Full recompute rebuilds one layer's activations at a time during backward.
-    rebuilt = act_scale * activation_bytes_per_layer(
-        model,
-        seq_len=req.seq_len,
-        micro_batch=mb,
-        tp=tp,
-        cp=cp,
-        recompute_code=0,
-        attention=req.attention,
-    )
-    held: Floats = activations + np.where(rc == 2, rebuilt, 0.0)
+    held: Floats = activations + np.where(rc == 2, per_layer_bytes(0), 0.0)
     # Logits for the loss: bf16 logits and their fp32 softmax copy, vocabulary split by tp.
     tokens = req.seq_len / cp * mb
     logits: Floats = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])

@@ -4,9 +4,9 @@ from the site."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils.translation import gettext_noop as _
 
 from catalog.currency import convert
@@ -88,17 +88,25 @@ def _named_site(name: str, sites: QuerySet[Site] | None) -> Site:
     return matches[0]
 
 
+R = TypeVar("R", bound=Model)
+
+
+def _named(rows: QuerySet[R], wanted: list[str], field: str, unknown_template: str) -> QuerySet[R]:
+    """The catalog rows whose slugs the question names; a RequestError naming `field` and the
+    first unknown slug when one is not in the catalog."""
+    known = set(rows.filter(slug__in=wanted).values_list("slug", flat=True))
+    unknown = sorted(set(wanted) - known)
+    if unknown:
+        raise RequestError(field, unknown_template, slug=repr(unknown[0]))
+    return rows.filter(slug__in=wanted)
+
+
 def _cards(question: RecommendQuestion) -> list[Accelerator]:
     cards = Accelerator.objects.all().order_by("slug")
     if question.accelerators:
-        wanted = question.accelerators
-        known = set(cards.filter(slug__in=wanted).values_list("slug", flat=True))
-        unknown = sorted(set(wanted) - known)
-        if unknown:
-            raise RequestError(
-                "accelerators", _("unknown accelerator {slug}"), slug=repr(unknown[0])
-            )
-        cards = cards.filter(slug__in=wanted)
+        cards = _named(
+            cards, question.accelerators, "accelerators", _("unknown accelerator {slug}")
+        )
     if question.vendors:
         cards = cards.filter(vendor__in=question.vendors)
     if question.stacks:
@@ -132,13 +140,7 @@ def _servers(cards: list[Accelerator], wanted: list[str] | None) -> tuple[Server
     chosen accelerators its vendor sells or validates it with."""
     rows = ServerPlatform.objects.order_by("slug")
     if wanted:
-        known = set(rows.filter(slug__in=wanted).values_list("slug", flat=True))
-        unknown = sorted(set(wanted) - known)
-        if unknown:
-            raise RequestError(
-                "servers", _("unknown server platform {slug}"), slug=repr(unknown[0])
-            )
-        rows = rows.filter(slug__in=wanted)
+        rows = _named(rows, wanted, "servers", _("unknown server platform {slug}"))
     servers = []
     for server in rows:
         takes = [a for a in cards if server.takes(a)]

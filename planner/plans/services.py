@@ -23,6 +23,7 @@ from planner.plans.question import plan_question
 from planner.plans.selectors import ranked_candidates
 from planner.simulations.services import simulation_start
 from planner.sites.selectors import site_visible_to
+from planner.versioning import ConflictError
 
 
 def _answer(ranking: Ranking, *, currency: str, limit: int | None) -> dict:
@@ -70,7 +71,7 @@ def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
 # Workloads: a team's saved jobs that plans are made for. ------------------------------
 
 
-class NameTaken(Exception):
+class NameTaken(ConflictError):
     """Another workload of the team holds the name (a race past the form's check)."""
 
 

@@ -3,16 +3,12 @@
 from django.urls import path
 
 from planner.plans.views import candidates, exports, plans, workloads
+from planner.web.routes import pages
 
 urlpatterns = [
-    path("workloads/", workloads.workload_list, name="workload_list"),
+    *pages("workloads/", "workload", workloads, "list", "edit", copy=workloads.workload_copy_view),
     path("workloads/new/<slug:kind>/", workloads.workload_create_view, name="workload_create"),
-    path("workloads/<int:pk>/edit/", workloads.workload_edit, name="workload_edit"),
-    path("workloads/<int:pk>/copy/", workloads.workload_copy_view, name="workload_copy"),
-    path("plans/", plans.plan_list, name="plan_list"),
-    path("plans/new/", plans.plan_create_view, name="plan_create"),
-    path("plans/<int:pk>/", plans.plan_detail, name="plan_detail"),
-    path("plans/<int:pk>/compare/", plans.plan_compare, name="plan_compare"),
+    *pages("plans/", "plan", plans, "list", "detail", "compare", create=plans.plan_create_view),
     path("plans/<int:pk>/report/", exports.plan_report, name="plan_report"),
     path("plans/<int:pk>/ranking.csv", exports.plan_export_csv, name="plan_export_csv"),
     path("plans/<int:pk>/ranking.json", exports.plan_export_json, name="plan_export_json"),

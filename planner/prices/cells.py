@@ -58,6 +58,18 @@ def parse_optional_whole(text: str) -> int | None:
     return int(raw)
 
 
+# The price CSV's columns that are not plain text, and how each cell is read.
+PARSED_COLUMNS = {
+    "amount": parse_amount,
+    "price_date": parse_day,
+    "valid_until": parse_optional_day,
+    "read_on": parse_optional_day,
+    "support_share_per_year": parse_optional_amount,
+    "depreciation_years": parse_optional_whole,
+    "accelerators_per_instance": parse_optional_whole,
+}
+
+
 @dataclass
 class CatalogSlugs:
     """The catalog rows a file may name, read once: slug -> row, per column."""

@@ -16,12 +16,9 @@ from django.core.exceptions import ValidationError
 from planner.csv_import import CsvPreview, CsvRow, read_csv_rows
 from planner.models import Price
 from planner.prices.cells import (
+    PARSED_COLUMNS,
     SLUG_COLUMNS,
     CatalogSlugs,
-    parse_amount,
-    parse_day,
-    parse_optional_amount,
-    parse_optional_day,
     parse_optional_whole,
 )
 
@@ -48,15 +45,6 @@ TEXT_COLUMNS = (
     "instance_name",
     "notes",
 )
-PARSED_COLUMNS = {
-    "amount": parse_amount,
-    "price_date": parse_day,
-    "valid_until": parse_optional_day,
-    "read_on": parse_optional_day,
-    "support_share_per_year": parse_optional_amount,
-    "depreciation_years": parse_optional_whole,
-    "accelerators_per_instance": parse_optional_whole,
-}
 # What an import compares to tell a change from a row that says what is saved already.
 COMPARED = [
     f.attname

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
-from planner.csv_import import check_again_locked, write_csv
+from planner.csv_import import import_checked, write_csv
 from planner.models import Price
 from planner.prices.cells import CatalogSlugs
 from planner.prices.csv_rows import (
@@ -115,21 +115,21 @@ def price_import_csv(
     and the versions of the prices it changes compared with what the preview showed
     (`expected_versions`, the preview's `versions`): if any changed since, nothing is imported
     and StaleVersionError says so."""
-    preview = check_again_locked(
-        Price.objects.filter(team=team),
-        lambda: check_price_rows(team=team, data=data),
-        expected_versions=expected_versions,
-        changed="The team's prices changed since the preview.",
-    )
-    if not preview.ok:
-        return preview
-    for row in preview.rows:
+
+    def save_row(row) -> None:
         if row.price is None or row.action == "unchanged":
-            continue
+            return
         if row.price.pk is None:
             row.price.created_by = user
         save_versioned(row.price)
-    return preview
+
+    return import_checked(
+        Price.objects.filter(team=team),
+        lambda: check_price_rows(team=team, data=data),
+        save_row,
+        expected_versions=expected_versions,
+        changed="The team's prices changed since the preview.",
+    )
 
 
 def price_export_csv(*, prices: Iterable[Price]) -> str:

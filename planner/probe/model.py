@@ -35,28 +35,9 @@ class StepShape:
 
 
 TRAINING_STEPS = (
-    StepShape(
-        "small",
-        layers=8,
-        hidden=2048,
-        heads=16,
-        kv_heads=16,
-        ffn=5632,
-        vocab=32000,
-        seq_len=2048,
-        micro_batch=4,
-    ),
-    StepShape(
-        "medium",
-        layers=16,
-        hidden=3072,
-        heads=24,
-        kv_heads=8,
-        ffn=8192,
-        vocab=32000,
-        seq_len=2048,
-        micro_batch=2,
-    ),
+    # name, layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch
+    StepShape("small", 8, 2048, 16, 16, 5632, 32000, 2048, 4),
+    StepShape("medium", 16, 3072, 24, 8, 8192, 32000, 2048, 2),
 )
 DECODE = {"step": "small", "batch": 32, "context": 2048}
 

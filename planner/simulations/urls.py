@@ -3,18 +3,10 @@
 from django.urls import path
 
 from planner.simulations import views
+from planner.web.routes import pages
 
 urlpatterns = [
-    path("simulations/", views.simulation_list, name="simulation_list"),
-    path(
-        "simulations/new/<slug:kind>/",
-        views.simulation_create,
-        name="simulation_create",
-    ),
-    path("simulations/<int:pk>/", views.simulation_detail, name="simulation_detail"),
-    path(
-        "simulations/<int:pk>/cancel/",
-        views.simulation_cancel_view,
-        name="simulation_cancel",
-    ),
+    *pages("simulations/", "simulation", views, "list", "detail"),
+    path("simulations/new/<slug:kind>/", views.simulation_create, name="simulation_create"),
+    path("simulations/<int:pk>/cancel/", views.simulation_cancel_view, name="simulation_cancel"),
 ]

@@ -22,13 +22,13 @@ from django.views.decorators.vary import vary_on_headers
 from accounts.roles import Role, has_role
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import RequestError
-from planner.messages.render import error_line, error_message
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
-from planner.simulations.forms import FORMS, SimulationForm
+from planner.simulations.forms import FORMS
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
+from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role
 
 SECONDS_PER_HOUR = 3600
@@ -208,28 +208,17 @@ def _detail_context(request: HttpRequest, simulation: Simulation) -> dict[str, A
 @require_GET
 @vary_on_headers("HX-Request")
 def simulation_list(request: HttpRequest) -> HttpResponse:
-    filterset = SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all())
-    page, query = list_page(request, filterset.qs)
-    context = {
-        "filter": filterset,
-        "page": page,
-        "rows": [
-            {
-                "simulation": simulation,
-                "percent": 100 * simulation.progress,
-                **_question_summary(simulation.inputs),
-            }
-            for simulation in page
-        ],
-        "query": query,
-        "can_start": has_role(request.user, Role.PLANNER),
-    }
-    return render_list(request, "planner/simulations/simulation_list.html", context)
-
-
-def _apply_engine_error(form: SimulationForm, exc: RequestError) -> None:
-    field = form.error_field(exc.field)
-    form.add_error(field, error_message(exc) if field else error_line(exc))
+    return render_filtered_list(
+        request,
+        "planner/simulations/simulation_list.html",
+        SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all()),
+        row=lambda simulation: {
+            "simulation": simulation,
+            "percent": 100 * simulation.progress,
+            **_question_summary(simulation.inputs),
+        },
+        can_start=has_role(request.user, Role.PLANNER),
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -247,7 +236,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
         try:
             simulation, queued = simulation_start(data=form.question(), user=request.user)
         except RequestError as exc:
-            _apply_engine_error(form, exc)
+            apply_engine_error(form, exc)
         except QueueUnavailable:
             form.add_error(
                 None,

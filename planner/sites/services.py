@@ -14,7 +14,7 @@ from planner.csv_import import CSV_MAX_BYTES as CSV_MAX_BYTES
 from planner.csv_import import (
     CsvPreview,
     CsvRow,
-    check_again_locked,
+    import_checked,
     parse_bool,
     read_csv_rows,
     write_csv,
@@ -175,17 +175,13 @@ def rack_import_csv(
     groups are locked first, so nobody changes them while the file is checked and saved; if
     any of them changed after the preview (or a row's name was taken meanwhile), nothing is
     imported and StaleVersionError says so, instead of overwriting an edit nobody saw."""
-    preview = check_again_locked(
+    return import_checked(
         RackGroup.objects.filter(site=site),
         lambda: rack_csv_preview(site=site, data=data),
+        lambda row: rack_group_save(rack_group=row.rack_group, fabrics=row.fabrics),
         expected_versions=expected_versions,
         changed="The site's rack groups changed since the preview.",
     )
-    if not preview.ok:
-        return preview
-    for row in preview.rows:
-        rack_group_save(rack_group=row.rack_group, fabrics=row.fabrics)
-    return preview
 
 
 def rack_export_csv(*, site: Site) -> str:

@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -38,16 +37,18 @@ from planner.sites.selectors import (
 )
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.versioning import StaleVersionError
+from planner.web.downloads import csv_download
 from planner.web.editing import (
     VERSION_FIELD,
     opened_on_older_version,
     render_form,
     save_form_write,
     validating,
+    write_and_redirect,
 )
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 
 # Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
@@ -113,18 +114,14 @@ def _deleted_rack_group_histories(site: Site, kept: set[int]) -> list[tuple[str,
 @require_GET
 @vary_on_headers("HX-Request")
 def site_list(request: HttpRequest) -> HttpResponse:
-    filterset = SiteFilterSet(
-        request.GET or None, queryset=site_visible_to(request.user).select_related("team")
+    sites = site_visible_to(request.user).select_related("team")
+    return render_filtered_list(
+        request,
+        "planner/sites/site_list.html",
+        SiteFilterSet(request.GET or None, queryset=sites),
+        row=lambda site: (site, site_capacity(site=site)),
+        can_create=has_role(request.user, Role.FACILITY),
     )
-    page, query = list_page(request, filterset.qs)
-    context = {
-        "filter": filterset,
-        "page": page,
-        "rows": [(site, site_capacity(site=site)) for site in page],
-        "query": query,
-        "can_create": has_role(request.user, Role.FACILITY),
-    }
-    return render_list(request, "planner/sites/site_list.html", context)
 
 
 @require_GET
@@ -179,16 +176,14 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     site = _editable_site(request, pk)
     # The form edits a copy, so the page heading keeps the saved name while errors show.
     form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: site_services.site_update(site=form.instance, **form.model_values()),
-            conflict_message=_("Your team already has a site with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The site was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: site_services.site_update(site=form.instance, **form.model_values()),
+        conflict_message=_("Your team already has a site with this name."),
+        saved_message=_("The site was saved."),
+    )
+    return written or render_form(
         request,
         "planner/sites/site_form.html",
         {"form": form, "site": site, "opened_on_older": opened_on_older_version(form, site)},
@@ -206,18 +201,16 @@ def _rack_group_form_page(
         instance=copy.copy(rack_group) if rack_group else None,
         site=site,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: site_services.rack_group_save(
-                rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
-            ),
-            conflict_message=_("This site already has a rack group with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The rack group was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: site_services.rack_group_save(
+            rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
+        ),
+        conflict_message=_("This site already has a rack group with this name."),
+        saved_message=_("The rack group was saved."),
+    )
+    return written or render_form(
         request,
         "planner/sites/rackgroup_form.html",
         {
@@ -274,14 +267,8 @@ def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = _visible_site(request, pk)
-    response = HttpResponse(
-        site_services.rack_export_csv(site=site), content_type="text/csv; charset=utf-8"
-    )
     filename = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "racks"]))
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{filename}.csv"
-    )
-    return response
+    return csv_download(site_services.rack_export_csv(site=site), f"{filename}.csv")
 
 
 RACK_IMPORT = CsvImportFlow(

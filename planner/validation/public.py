@@ -64,35 +64,20 @@ def model_from_row(row: dict) -> ModelSpec:
     return replace(shape, params=param_split(shape).body + 2 * shape.embedding_params)
 
 
+# Columns that are ParallelSpec fields of the same name, and every column read as a whole number.
+LAYOUT_COLUMNS = ("tp", "pp", "dp", "cp", "vp", "micro_batch", "zero_stage")
+WHOLE_COLUMNS = (*LAYOUT_COLUMNS, "seq_len", "global_batch", "gpus")
+
+
 def load_cases(path: Path = DATA_FILE) -> list[Case]:
     accelerators = _catalog_rows("accelerators")
     fabrics = _catalog_rows("fabrics")
     cases = []
     with path.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            n = {
-                k: int(row[k])
-                for k in (
-                    "seq_len",
-                    "global_batch",
-                    "micro_batch",
-                    "tp",
-                    "pp",
-                    "dp",
-                    "cp",
-                    "vp",
-                    "gpus",
-                    "zero_stage",
-                )
-            }
+            n = {k: int(row[k]) for k in WHOLE_COLUMNS}
             layout = ParallelSpec(
-                tp=n["tp"],
-                pp=n["pp"],
-                dp=n["dp"],
-                cp=n["cp"],
-                vp=n["vp"],
-                micro_batch=n["micro_batch"],
-                zero_stage=n["zero_stage"],
+                **{k: n[k] for k in LAYOUT_COLUMNS},
                 recompute=row["recompute"],
                 sequence_parallel=row["sequence_parallel"] == "true",
                 recompute_fraction=float(row["recompute_fraction"]),

@@ -3,15 +3,19 @@ the inline check, the hidden version field, and what to show when someone saved 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from planner.engine import RequestError
+from planner.messages.render import error_line, error_message
 from planner.versioning import ConflictError, StaleVersionError
 from planner.web.history import shown_value
 from planner.web.htmx import partial_wanted
@@ -71,8 +75,8 @@ class EditsOneVersion:
 
 def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
     """Put a service's ValidationError beside the fields it names; the rest above the form."""
-    for name, messages in error.message_dict.items():
-        form.add_error(name if name in form.fields else None, messages)
+    for name, errors in error.message_dict.items():
+        form.add_error(name if name in form.fields else None, errors)
 
 
 def validating(request: HttpRequest) -> bool:
@@ -110,6 +114,33 @@ def save_form_write(
     except StaleVersionError as exc:
         show_newer_version(form, exc.current)
     return None
+
+
+def apply_engine_error(form, exc: RequestError) -> None:
+    """What the engine found wrong in a form's question: beside the field its path names (the
+    form's `error_field`), or above the form as one line naming the path."""
+    field = form.error_field(exc.field)
+    form.add_error(field, error_message(exc) if field else error_line(exc))
+
+
+def write_and_redirect(
+    request: HttpRequest,
+    form,
+    write: Callable[[], Model],
+    *,
+    conflict_message: str,
+    saved_message: str,
+) -> HttpResponse | None:
+    """The end of a form page that writes through a service: a valid POST (not an inline
+    validation) runs `write` (save_form_write); saved, the saved row's page with
+    `saved_message`. None when the form is to be shown again, with what went wrong."""
+    if request.method != "POST" or not form.is_valid() or validating(request):
+        return None
+    saved = save_form_write(form, write, conflict_message=conflict_message)
+    if saved is None:
+        return None
+    messages.success(request, saved_message)
+    return redirect(saved)
 
 
 def show_newer_version(form, current: Model | None) -> None:

@@ -3,7 +3,7 @@ the whole page or, for an htmx request, its results alone (templates/planner/lis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -35,3 +35,24 @@ def render_list(request: HttpRequest, template: str, context: dict[str, Any]) ->
     if request.method == "GET" and partial_wanted(request):
         template = f"{LIST_TEMPLATE}#results"
     return render(request, template, context)
+
+
+def render_filtered_list(
+    request: HttpRequest,
+    template: str,
+    filterset: Any,
+    *,
+    row: Callable[[Any], Any],
+    size: int = LIST_PAGE_SIZE,
+    **context: Any,
+) -> HttpResponse:
+    """A list page of what `filterset` lets through: its filter form, one page of rows, each
+    as `row` presents it, and the pager's query string (`filtered` when there is one)."""
+    page, query = list_page(request, filterset.qs, size=size)
+    rows = [row(item) for item in page]
+    return render_list(
+        request,
+        template,
+        {"filter": filterset, "filtered": bool(query), "page": page, "rows": rows, "query": query}
+        | context,
+    )

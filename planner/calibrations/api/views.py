@@ -6,15 +6,14 @@ document."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.services import user_team
 from planner.api.responses import (
-    UNAUTHENTICATED,
+    create_docs,
     created,
     detail_response,
     documented,
@@ -24,7 +23,7 @@ from planner.api.responses import (
     location_header,
     one_docs,
 )
-from planner.api.views import VisibleRowsMixin
+from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.calibrations.api.serializers import CalibrationSerializer
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
@@ -60,7 +59,7 @@ EXAMPLES = [
         summary="Calibration profiles of your team and the shared ones, newest first",
         serializer=CalibrationSerializer,
     ),
-    post=extend_schema(
+    post=create_docs(
         summary="Store a flopfit-probe report and derive its calibration",
         description="The body is the report as flopfit-probe wrote it. When its device matches "
         'a catalog card the factors are derived; use them with `"calibration": <id>` in an '
@@ -73,18 +72,16 @@ EXAMPLES = [
                 'The report is not one; the key names the field, e.g. {"matmul": '
                 '["is required"]}. Nothing is stored.'
             ),
-            401: UNAUTHENTICATED,
-            403: FORBIDDEN,
         },
+        forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
 )
-class CalibrationListView(VisibleRowsMixin, generics.ListCreateAPIView):
+class CalibrationListView(VisibleListCreateView):
     """Any signed-in role reads; planners and admins upload."""
 
     serializer_class = CalibrationSerializer
     visible_to = staticmethod(calibration_visible_to)
-    parser_classes = [JSONParser]
 
     def create(self, request, *args, **kwargs) -> Response:
         if user_team(request.user) is None:

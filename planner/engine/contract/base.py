@@ -199,6 +199,11 @@ class Question(BaseModel):
             return {k: v for k, v in data.items() if v is not None}
         return data
 
+    def same_named(self, names: str) -> dict[str, Any]:
+        """The fields `names` (space-separated) as parsed, for the engine dataclass fields of
+        the same name and meaning; fields that need converting are passed on their own."""
+        return {name: getattr(self, name) for name in names.split()}
+
 
 class Answer(BaseModel):
     """Base of every object in an answer (the OpenAPI document's response schemas)."""

@@ -248,24 +248,17 @@ class Job(Question):
             per_node=per_node,
             fabric=fabric,
             precision=precision,
-            seq_len=self.seq_len,
             global_batch=global_batch,
-            micro_batch=self.micro_batch,
             tokens=tokens,
-            method=self.method,
-            lora_rank=self.lora_rank,
-            optimizer=self.optimizer,
-            master_weights=self.master_weights,
-            zero_stage=self.zero_stage,
-            recompute=self.recompute,
-            attention=self.attention,
+            **self.same_named(
+                "seq_len micro_batch method lora_rank optimizer master_weights zero_stage "
+                "recompute attention"
+            ),
             parallelism=self._layout(
                 parallelism, model, count, global_batch, self._batches(model, count)
             ),
             inference=InferenceSpec(
-                batch=self.inference.batch,
-                prompt_len=self.inference.prompt_len,
-                output_len=self.inference.output_len,
+                **self.inference.same_named("batch prompt_len output_len"),
                 kv_precision=self.inference.kv_precision or kv_default,
             ),
             reliability=self.reliability.spec(),

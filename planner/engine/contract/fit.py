@@ -120,15 +120,11 @@ class InlineServer(Question):
     def spec(self) -> ServerFacilitySpec:
         return ServerFacilitySpec(
             power_kw=float(self.power_kw),
-            units=self.units,
             kg=None if self.kg is None else float(self.kg),
-            cooling=self.cooling,
-            airflow=self.airflow,
-            accelerators=self.accelerators,
-            open_air_cards=self.open_air_cards,
             max_inlet_c=float(self.max_inlet_c),
-            power_estimated=self.power_estimated,
-            name=self.name,
+            **self.same_named(
+                "units cooling airflow accelerators open_air_cards power_estimated name"
+            ),
         )
 
 

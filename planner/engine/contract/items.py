@@ -80,20 +80,13 @@ class InlineModel(Question):
     def spec(self) -> ModelSpec:
         return ModelSpec(
             params=float(self.params),
-            layers=self.layers,
-            hidden=self.hidden,
-            heads=self.heads,
             kv_heads=self.kv_heads or self.heads,
-            ffn=self.ffn,
-            vocab=self.vocab,
-            experts=self.experts,
-            active_experts=self.active_experts,
-            gated_mlp=self.gated_mlp,
-            name=self.name,
+            **self.same_named(
+                "layers hidden heads ffn vocab experts active_experts gated_mlp name shared_ffn"
+            ),
             attention_head_dim=0
             if self.head_dim == self.hidden / self.heads
             else self.head_dim or 0,
-            shared_ffn=self.shared_ffn,
         )
 
 

@@ -87,13 +87,11 @@ class TrainingSimulation(Question):
         return training_question(
             request,
             CampaignParameters(
-                seed=self.seed,
-                trials=self.trials,
-                checkpoint_gb_s=self.checkpoint_gb_s,
-                checkpoint_interval_s=self.checkpoint_interval_s,
-                failures_per_gpu_hour=self.failures_per_gpu_hour,
+                **self.same_named(
+                    "seed trials checkpoint_gb_s checkpoint_interval_s failures_per_gpu_hour "
+                    "restart_s"
+                ),
                 detect_s=float(self.detect_s),
-                restart_s=self.restart_s,
                 throttle_episodes_per_hour=float(self.throttle_episodes_per_hour),
                 throttle_slowdown=float(self.throttle_slowdown),
                 throttle_mean_s=float(self.throttle_mean_s),

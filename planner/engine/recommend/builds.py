@@ -137,25 +137,18 @@ def build_fabric(
     if nodes == 1 or server.nic_ports <= 0:
         return fabric, None
     per_card_gb_s = server.nic_ports * server.nic_gbps / 8 / per_node
-    if not given:
-        note = message(
-            "fabric.from_server",
-            ports=server.nic_ports,
-            port_gbps=server.nic_gbps,
-            accelerators=per_node,
-            per_card_gbps=per_card_gb_s * 8,
-        )
-        return dataclasses.replace(fabric, per_gpu_gb_s=per_card_gb_s), note
-    if per_card_gb_s >= fabric.per_gpu_gb_s:
+    if given and per_card_gb_s >= fabric.per_gpu_gb_s:
         return fabric, None
-    note = message(
-        "fabric.fewer_ports",
-        ports=server.nic_ports,
-        port_gbps=server.nic_gbps,
-        accelerators=per_node,
-        per_card_gbps=per_card_gb_s * 8,
-        fabric_gbps=fabric.per_gpu_gb_s * 8,
-    )
+    ports = {
+        "ports": server.nic_ports,
+        "port_gbps": server.nic_gbps,
+        "accelerators": per_node,
+        "per_card_gbps": per_card_gb_s * 8,
+    }
+    if given:
+        note = message("fabric.fewer_ports", **ports, fabric_gbps=fabric.per_gpu_gb_s * 8)
+    else:
+        note = message("fabric.from_server", **ports)
     return dataclasses.replace(fabric, per_gpu_gb_s=per_card_gb_s), note
 
 

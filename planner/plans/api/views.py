@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -21,7 +20,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +29,7 @@ from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from planner.api.responses import (
     UNAUTHENTICATED,
+    create_docs,
     created,
     detail_response,
     documented,
@@ -39,7 +38,7 @@ from planner.api.responses import (
     list_docs,
     one_docs,
 )
-from planner.api.views import VisibleRowsMixin
+from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.engine.contract.answers import CandidatePage, RankedCandidate
 from planner.engine.contract.plan import PlanRequest
 from planner.engine.scoring import DIMENSIONS
@@ -58,6 +57,7 @@ from planner.plans.purchases import purchase_rows, purchase_total, write_purchas
 from planner.plans.selectors import default_weights, plan_candidate, plan_visible_to
 from planner.plans.services import plan_create
 from planner.sites.selectors import site_visible_to
+from planner.web.downloads import as_download
 
 # --- documentation ---------------------------------------------------------------------------
 
@@ -140,7 +140,7 @@ def _site(request: Request, data: Any):
 @documented(
     "plans",
     get=list_docs(summary="Your team's plans, newest first", serializer=PlanSummarySerializer),
-    post=extend_schema(
+    post=create_docs(
         summary="Rank every build for a workload, a site and a budget",
         description="Every accelerator x server x count the filters allow is estimated, fitted "
         "into the site's racks, costed and scored on five dimensions (memory capacity, memory "
@@ -152,18 +152,16 @@ def _site(request: Request, data: Any):
         responses={
             201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
             400: BAD_FIELD,
-            401: UNAUTHENTICATED,
-            403: FORBIDDEN,
         },
+        forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
 )
-class PlanListView(VisibleRowsMixin, generics.ListCreateAPIView):
+class PlanListView(VisibleListCreateView):
     """Any signed-in role of the team reads; planners and admins create."""
 
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
-    parser_classes = [JSONParser]
     throttle_scope = "compute"  # POST ranks every build
 
     def create(self, request, *args, **kwargs) -> Response:
@@ -197,6 +195,20 @@ class PlanDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
     visible_to = staticmethod(plans_with_team_visible_to)
 
 
+def _plan_and_order(
+    request: Request, pk: int, query_serializer: type[serializers.Serializer]
+) -> tuple[Plan, dict[str, Any], dict[str, float]]:
+    """The visible plan (404 otherwise), the validated query, and the weights: the plan's own
+    with the dimensions the query gives replacing them."""
+    plan = plan_visible_to(request.user).filter(pk=pk).first()
+    if plan is None:
+        raise NotFound(_("No such plan in your team."))
+    query = query_serializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+    return plan, query.validated_data, {**default_weights(plan=plan), **given}
+
+
 @extend_schema(tags=["plans"])
 class PlanCandidatesView(APIView):
     """The plan's viable builds, re-ordered by the weights given (nothing is re-estimated)."""
@@ -219,21 +231,15 @@ class PlanCandidatesView(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        plan = plan_visible_to(request.user).filter(pk=pk).first()
-        if plan is None:
-            raise NotFound(_("No such plan in your team."))
-        query = CandidatesQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
-        weights = {**default_weights(plan=plan), **given}
+        plan, query, weights = _plan_and_order(request, pk, CandidatesQuerySerializer)
         return Response(
             candidate_page(
                 plan=plan,
                 weights=weights,
-                page=query.validated_data["page"],
-                page_size=query.validated_data["page_size"],
+                page=query["page"],
+                page_size=query["page_size"],
                 request=request,
-                objective=query.validated_data.get("objective"),
+                objective=query.get("objective"),
             )
         )
 
@@ -256,17 +262,9 @@ class PurchaseCsvRenderer(BaseRenderer):
 
 
 def _visible_candidate(request: Request, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
-    plan = plan_visible_to(request.user).filter(pk=pk).first()
-    if plan is None:
-        raise NotFound(_("No such plan in your team."))
-    query = OrderQuerySerializer(data=request.query_params)
-    query.is_valid(raise_exception=True)
-    given = {k: v for k, v in query.validated_data.items() if k in DIMENSIONS}
+    plan, query, weights = _plan_and_order(request, pk, OrderQuerySerializer)
     candidate = plan_candidate(
-        plan=plan,
-        candidate_id=cid,
-        weights={**default_weights(plan=plan), **given},
-        objective=query.validated_data.get("objective"),
+        plan=plan, candidate_id=cid, weights=weights, objective=query.get("objective")
     )
     if candidate is None:
         raise NotFound(_("No such build in this plan."))
@@ -337,7 +335,5 @@ class PlanPurchaseListView(APIView):
         )
         if request.accepted_renderer.format == "csv":
             name = f"plan-{plan.pk}-build-{cid}-purchase.csv"
-            response["Content-Disposition"] = content_disposition_header(
-                as_attachment=True, filename=name
-            )
+            as_download(response, name)
         return response

@@ -16,7 +16,6 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -43,8 +42,15 @@ from planner.plans.selectors import plan_candidate, plan_task
 from planner.plans.services import plan_sweep_start
 from planner.plans.views.plans import visible_plan
 from planner.simulations.services import QueueUnavailable
+from planner.web.downloads import csv_download
 from planner.web.memory_bar import memory_bar
 from planner.web.roles import require_role
+
+
+def _visible_build(request: HttpRequest, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
+    """The plan and its build `cid`, ranked by the weights in the query; 404 for either."""
+    plan = visible_plan(request, pk)
+    return plan, _candidate(request, plan, cid)
 
 
 def _candidate(request: HttpRequest, plan: Plan, candidate_id: int) -> dict[str, Any]:
@@ -99,35 +105,29 @@ def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -
     }
 
 
+def _build_page(request: HttpRequest, pk: int, cid: int, template: str) -> HttpResponse:
+    plan, candidate = _visible_build(request, pk, cid)
+    return render(request, template, _page_context(request, plan, candidate))
+
+
 @require_GET
 def candidate_detail(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
-    return render(
-        request, "planner/plans/candidate_detail.html", _page_context(request, plan, candidate)
-    )
+    return _build_page(request, pk, cid, "planner/plans/candidate_detail.html")
 
 
 @require_GET
 def candidate_purchase(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
     """The purchase list as a page to print (or save as PDF) for procurement."""
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
-    return render(
-        request, "planner/plans/candidate_purchase.html", _page_context(request, plan, candidate)
-    )
+    return _build_page(request, pk, cid, "planner/plans/candidate_purchase.html")
 
 
 @require_GET
 def candidate_purchase_csv(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
-    plan = visible_plan(request, pk)
-    candidate = _candidate(request, plan, cid)
+    plan, candidate = _visible_build(request, pk, cid)
     out = io.StringIO()
     write_purchase_csv(out, purchase_rows(plan, candidate, build_names(plan)))
-    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     name = f"{slugify(plan.name) or 'plan'}-{plan.pk}-build-{cid}-purchase.csv"
-    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name)
-    return response
+    return csv_download(out.getvalue(), name)
 
 
 def _go(request: HttpRequest, url: str) -> HttpResponse:

@@ -6,7 +6,6 @@ import csv
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
@@ -21,6 +20,7 @@ from planner.plans.figures import (
     question_rows,
 )
 from planner.plans.views.plans import ranking_context, visible_plan
+from planner.web.downloads import CSV_CONTENT_TYPE, as_download
 
 REPORT_TOP = 10  # builds in the printable report
 
@@ -34,10 +34,7 @@ def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """Every viable build under the current weights, one per line, for a spreadsheet."""
     plan = visible_plan(request, pk)
     context = ranking_context(request, plan)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=_export_name(plan, "csv")
-    )
+    response = as_download(HttpResponse(content_type=CSV_CONTENT_TYPE), _export_name(plan, "csv"))
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
     for c in map(localise_candidate, context["candidates"]):
@@ -93,10 +90,7 @@ def plan_export_json(request: HttpRequest, pk: int) -> HttpResponse:
         },
         json_dumps_params={"indent": 2},
     )
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=_export_name(plan, "json")
-    )
-    return response
+    return as_download(response, _export_name(plan, "json"))
 
 
 @require_GET

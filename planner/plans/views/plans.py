@@ -28,17 +28,16 @@ from accounts.roles import Role, has_role
 from catalog.context_processors import display_currency
 from planner.engine import RequestError
 from planner.messages.answers import plan_why_none
-from planner.messages.render import error_line, error_message
 from planner.messages.render import render as render_message
 from planner.models import Plan
 from planner.plans.builds import SWEEP_MIN
+from planner.plans.comparison import compare_rows
 from planner.plans.figures import (
     TASK_LABELS,
     build_names,
     candidate_row,
     chart_data,
     chart_labels,
-    compare_rows,
     output_len_of,
     question_rows,
     rejected_rows,
@@ -54,6 +53,7 @@ from planner.plans.selectors import (
 from planner.plans.services import (
     plan_create,
 )
+from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
 from planner.web.roles import writer_team
@@ -129,11 +129,6 @@ def plan_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _apply_engine_error(form: PlanForm, exc: RequestError) -> None:
-    field = form.error_field(exc.field)
-    form.add_error(field, error_message(exc) if field else error_line(exc))
-
-
 @require_http_methods(["GET", "POST"])
 def plan_create_view(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
@@ -155,7 +150,7 @@ def plan_create_view(request: HttpRequest) -> HttpResponse:
                 plan.workload = form.cleaned_data["workload"]
                 plan.save(update_fields=["workload", "updated_at"])
         except RequestError as exc:
-            _apply_engine_error(form, exc)
+            apply_engine_error(form, exc)
         else:
             messages.success(request, _("The plan was ranked."))
             return redirect(plan)

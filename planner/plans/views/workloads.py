@@ -23,11 +23,11 @@ from planner.plans.selectors import (
     workload_visible_to,
 )
 from planner.plans.services import (
-    NameTaken,
     workload_copy,
     workload_create,
     workload_update,
 )
+from planner.web.editing import write_and_redirect
 from planner.web.lists import list_page, render_list
 from planner.web.roles import writer_team
 
@@ -70,15 +70,14 @@ def _workload_form_page(
         team=team,
         instance=workload,
     )
-    if request.method == "POST" and form.is_valid():
-        try:
-            saved = write(form)
-        except NameTaken:
-            form.add_error("name", _("Your team already has a workload of this name."))
-        else:
-            messages.success(request, _("The workload was saved."))
-            return redirect(saved)
-    return render(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: write(form),
+        conflict_message=_("Your team already has a workload of this name."),
+        saved_message=_("The workload was saved."),
+    )
+    return written or render(
         request,
         "planner/plans/workload_form.html",
         {"form": form, "workload": workload, "kind_label": form_class.KIND_LABEL},

@@ -8,7 +8,6 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -17,6 +16,7 @@ from planner.models import Price
 from planner.prices import services as price_services
 from planner.prices.csv_rows import CSV_COLUMNS, PriceCsvPreview
 from planner.prices.forms import PriceImportForm
+from planner.web.downloads import csv_download
 from planner.web.imports import CsvImportFlow, PendingUploads
 from planner.web.roles import writer_team
 
@@ -44,14 +44,8 @@ def price_export(request: HttpRequest) -> HttpResponse:
     else:
         prices = prices.filter(team=team) if team is not None else prices.none()
     prices = prices.order_by("item_kind", "kind", "price_date", "pk")
-    response = HttpResponse(
-        price_services.price_export_csv(prices=prices), content_type="text/csv; charset=utf-8"
-    )
     name = "reference-prices" if which == "reference" else f"{team.slug if team else 'no'}-prices"
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{name}.csv"
-    )
-    return response
+    return csv_download(price_services.price_export_csv(prices=prices), f"{name}.csv")
 
 
 PRICE_IMPORT = CsvImportFlow(

@@ -37,11 +37,10 @@ from planner.web.editing import (
     VERSION_FIELD,
     opened_on_older_version,
     render_form,
-    save_form_write,
-    validating,
+    write_and_redirect,
 )
 from planner.web.history import history_rows
-from planner.web.lists import list_page, render_list
+from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role, writer_team
 
 PAGE_SIZE = 50
@@ -75,18 +74,15 @@ def editable_price(request: HttpRequest, pk: int) -> Price:
 @require_GET
 @vary_on_headers("HX-Request")
 def price_list(request: HttpRequest) -> HttpResponse:
-    filterset = PriceFilterSet(request.GET, queryset=price_visible_to(request.user))
-    page, query = list_page(request, filterset.qs, size=PAGE_SIZE)
     today = timezone.localdate()
-    context = {
-        "filter": filterset,
-        "filtered": bool(query),
-        "page": page,
-        "rows": [(price, price_age(price, on=today)) for price in page],
-        "query": query,
-        "can_write": has_role(request.user, Role.PLANNER),
-    }
-    return render_list(request, "planner/prices/price_list.html", context)
+    return render_filtered_list(
+        request,
+        "planner/prices/price_list.html",
+        PriceFilterSet(request.GET, queryset=price_visible_to(request.user)),
+        row=lambda price: (price, price_age(price, on=today)),
+        size=PAGE_SIZE,
+        can_write=has_role(request.user, Role.PLANNER),
+    )
 
 
 @require_GET
@@ -109,6 +105,7 @@ def price_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _form_page(request: HttpRequest, form: PriceForm, **context: Any) -> HttpResponse:
+    """The price form again (first view, or with what went wrong)."""
     return render_form(request, "planner/prices/price_form.html", {"form": form, **context})
 
 
@@ -116,16 +113,14 @@ def _form_page(request: HttpRequest, form: PriceForm, **context: Any) -> HttpRes
 def price_create(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
     form = PriceForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        price = save_form_write(
-            form,
-            lambda: price_services.price_create(team=team, user=request.user, **form.cleaned_data),
-            conflict_message=conflict_message(),
-        )
-        if price is not None:
-            messages.success(request, _("The price was added to your team's prices."))
-            return redirect(price)
-    return _form_page(request, form, price=None, source=None)
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: price_services.price_create(team=team, user=request.user, **form.cleaned_data),
+        conflict_message=conflict_message(),
+        saved_message=_("The price was added to your team's prices."),
+    )
+    return written or _form_page(request, form, price=None, source=None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -133,18 +128,16 @@ def price_edit(request: HttpRequest, pk: int) -> HttpResponse:
     price = editable_price(request, pk)
     # The form edits a copy, so the page heading keeps the saved item while errors show.
     form = PriceForm(request.POST if request.method == "POST" else None, instance=copy.copy(price))
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: price_services.price_update(
-                price=form.instance, user=request.user, **form.model_values()
-            ),
-            conflict_message=conflict_message(),
-        )
-        if saved is not None:
-            messages.success(request, _("The price was saved."))
-            return redirect(saved)
-    return _form_page(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: price_services.price_update(
+            price=form.instance, user=request.user, **form.model_values()
+        ),
+        conflict_message=conflict_message(),
+        saved_message=_("The price was saved."),
+    )
+    return written or _form_page(
         request,
         form,
         price=price,
@@ -161,18 +154,16 @@ def price_copy(request: HttpRequest, pk: int) -> HttpResponse:
     original = visible_price(request, pk)
     initial = {name: getattr(original, name) for name in COPIED_FIELDS}
     form = PriceForm(request.POST if request.method == "POST" else None, initial=initial)
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        price = save_form_write(
-            form,
-            lambda: price_services.price_copy(
-                price=original, team=team, user=request.user, **form.cleaned_data
-            ),
-            conflict_message=conflict_message(),
-        )
-        if price is not None:
-            messages.success(request, _("The copy was added to your team's prices."))
-            return redirect(price)
-    return _form_page(request, form, price=None, source=original)
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: price_services.price_copy(
+            price=original, team=team, user=request.user, **form.cleaned_data
+        ),
+        conflict_message=conflict_message(),
+        saved_message=_("The copy was added to your team's prices."),
+    )
+    return written or _form_page(request, form, price=None, source=original)
 
 
 @require_POST

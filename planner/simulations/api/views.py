@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from accounts.permissions import PlannerWrites
 from planner.api.responses import (
     UNAUTHENTICATED,
+    create_docs,
     created,
     detail_response,
     documented,
@@ -121,7 +122,7 @@ EXAMPLES = [
 @documented(
     "simulations",
     get=list_docs(summary="Simulations, newest first", serializer=SimulationSummarySerializer),
-    post=extend_schema(
+    post=create_docs(
         summary="Queue a simulation, or get the run that answers the same question",
         description="202 when queued now (new, or asked again after it failed, timed out or "
         "was cancelled); 200 with the existing row when the same question is queued, running "
@@ -135,10 +136,9 @@ EXAMPLES = [
                 'A field is missing or wrong; the key names it, e.g. {"estimate.'
                 'model": ["..."]} or {"rate_per_s": ["..."]}.'
             ),
-            401: UNAUTHENTICATED,
-            403: FORBIDDEN,
             503: detail_response("The task queue did not answer; nothing is queued. Try again."),
         },
+        forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
 )
