@@ -281,7 +281,7 @@ TEMPLATES: dict[str, str] = {
         "{percent:.0f} % of the step on {link} and the fabric (TP {tp}, DP {dp}, {where})"
     ),
     "score.where.one_server": _("inside one server"),
-    "score.where.servers": _("over {nodes} servers"),
+    "score.where.servers": _("over {nodes:,} servers"),
     "score.cooling": _("{notes:semicolon}"),
     "score.cooling.not_hostable": _("the site cannot host it ({binding})"),
     "score.cooling.consumer": _("open-air consumer cooling in a closed chassis"),
