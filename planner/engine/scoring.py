@@ -89,7 +89,8 @@ def interconnect(
     return clamp(100 * eta_interconnect), message(
         "score.interconnect",
         percent=100 * (1 - eta_interconnect),
-        link=link or "PCIe",
+        # Cards without a scale-up link (the catalog says "none") talk over PCIe.
+        link=link if link and link.lower() != "none" else "PCIe",
         tp=tp,
         dp=dp,
         where=where,

@@ -190,9 +190,9 @@ TEMPLATES: dict[str, str] = {
     ),
     "usage.always": _("busy around the clock"),
     "serving.capacity": _(
-        "serves {rps:,.1f} requests/s within the latency bounds: {replicas} replicas at "
-        "tensor parallelism {tp}, each running up to {batch} requests at once (the KV cache "
-        "holds {max_batch}); {binding} stops a higher rate"
+        "serves {rps:,.1f} requests/s within the latency bounds: {replicas:,} replicas at "
+        "tensor parallelism {tp}, each running up to {batch:,} requests at once (the KV cache "
+        "holds {max_batch:,}); {binding} stops a higher rate"
     ),
     "serving.binding.tpot": _("the time per output token"),
     "serving.binding.ttft": _("the time to first token"),
@@ -209,13 +209,13 @@ TEMPLATES: dict[str, str] = {
     "item.rent": _("rent"),
     # Why a plan's first build is first.
     "first.cost_tco": _(
-        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
-        "requirement ({priced} with a price), it costs least, {amount:,.0f} {currency} to own "
+        "{count:,} x {accelerator} in {server} comes first: of the {viable:,} builds that meet every "
+        "requirement ({priced:,} with a price), it costs least, {amount:,.0f} {currency} to own "
         "for {years:g} years"
     ),
     "first.cost_rent": _(
-        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
-        "requirement ({priced} with a price), it costs least, {amount:,.2f} {currency} to rent "
+        "{count:,} x {accelerator} in {server} comes first: of the {viable:,} builds that meet every "
+        "requirement ({priced:,} with a price), it costs least, {amount:,.2f} {currency} to rent "
         "for the job"
     ),
     # Serving has no job to finish: its rent runs over the plan's horizon.
@@ -225,13 +225,13 @@ TEMPLATES: dict[str, str] = {
         "for {years:g} years of serving"
     ),
     "first.capex": _(
-        "{count} x {accelerator} in {server} comes first: the lowest purchase price, "
-        "{amount:,.0f} {currency}, of the {priced} priced among the {viable} builds that meet "
+        "{count:,} x {accelerator} in {server} comes first: the lowest purchase price, "
+        "{amount:,.0f} {currency}, of the {priced:,} priced among the {viable:,} builds that meet "
         "every requirement"
     ),
     "first.rent": _(
-        "{count} x {accelerator} in {server} comes first: the lowest rent for the job, "
-        "{amount:,.2f} {currency}, of the {priced} with a rate among the {viable} builds that "
+        "{count:,} x {accelerator} in {server} comes first: the lowest rent for the job, "
+        "{amount:,.2f} {currency}, of the {priced:,} with a rate among the {viable:,} builds that "
         "meet every requirement"
     ),
     "first.rent_years": _(
@@ -240,27 +240,27 @@ TEMPLATES: dict[str, str] = {
         "that meet every requirement"
     ),
     "first.time": _(
-        "{count} x {accelerator} in {server} comes first: it finishes soonest, in {days:,.1f} "
-        "days, of the {viable} builds that meet every requirement"
+        "{count:,} x {accelerator} in {server} comes first: it finishes soonest, in {days:,.1f} "
+        "days, of the {viable:,} builds that meet every requirement"
     ),
     "first.latency": _(
-        "{count} x {accelerator} in {server} comes first: the shortest time per request, "
-        "{ms:,.0f} ms, of the {viable} builds that meet every requirement"
+        "{count:,} x {accelerator} in {server} comes first: the shortest time per request, "
+        "{ms:,.0f} ms, of the {viable:,} builds that meet every requirement"
     ),
     "first.tokens_per_joule": _(
-        "{count} x {accelerator} in {server} comes first: the most tokens per joule, "
-        "{per_joule:,.2f}, of the {viable} builds that meet every requirement"
+        "{count:,} x {accelerator} in {server} comes first: the most tokens per joule, "
+        "{per_joule:,.2f}, of the {viable:,} builds that meet every requirement"
     ),
     "first.devices": _(
-        "{count} x {accelerator} in {server} comes first: the fewest devices of the {viable} "
+        "{count:,} x {accelerator} in {server} comes first: the fewest devices of the {viable:,} "
         "builds that meet every requirement, then the shortest time"
     ),
     "first.score": _(
-        "{count} x {accelerator} in {server} comes first: the highest score under the weights, "
-        "{overall:.0f} of 100, of the {viable} builds that meet every requirement"
+        "{count:,} x {accelerator} in {server} comes first: the highest score under the weights, "
+        "{overall:.0f} of 100, of the {viable:,} builds that meet every requirement"
     ),
     "first.no_figure": _(
-        "{count} x {accelerator} in {server} comes first: none of the {viable} builds that meet "
+        "{count:,} x {accelerator} in {server} comes first: none of the {viable:,} builds that meet "
         "every requirement has a figure for {objective}, so the fewest devices come first"
     ),
     "objective.cost": _("cost"),
@@ -292,7 +292,7 @@ TEMPLATES: dict[str, str] = {
         "{percent:.0f} % of the step on {link} and the fabric (TP {tp}, DP {dp}, {where})"
     ),
     "score.where.one_server": _("inside one server"),
-    "score.where.servers": _("over {nodes} servers"),
+    "score.where.servers": _("over {nodes:,} servers"),
     "score.cooling": _("{notes:semicolon}"),
     "score.cooling.not_hostable": _("the site cannot host it ({binding})"),
     "score.cooling.consumer": _("open-air consumer cooling in a closed chassis"),

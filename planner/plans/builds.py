@@ -114,7 +114,7 @@ def build_label(candidate: dict[str, Any], names: dict[str, dict[str, str]]) -> 
     card, count and server."""
     card = names["accelerator"].get(candidate["accelerator"], candidate["accelerator"])
     server = names["server"].get(candidate["server"], candidate["server"])
-    return f"#{candidate['rank']} {card} \u00d7 {candidate['count']} \u2013 {server}"
+    return f"#{candidate['rank']} {card} \u00d7 {candidate['count']:,} \u2013 {server}"
 
 
 def sweep_question(

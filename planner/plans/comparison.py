@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan
 from planner.plans.figures import DIMENSION_LABELS, money
+from planner.plans.serving import compare_lines as serving_lines
 
 
 def _compare_line(label, values, better=None, shown=None) -> dict[str, Any]:
@@ -66,8 +67,7 @@ def compare_rows(
     if serving:
         lines += [
             line(_("Serving capacity (requests/s)"), [r["capacity_rps"] for r in rows], "high"),
-            line(_("TTFT (ms)"), get(("estimate", "inference", "ttft_ms")), "low"),
-            line(_("TPOT (ms)"), get(("estimate", "inference", "tpot_ms")), "low"),
+            *(line(*spec) for spec in serving_lines(rows)),
         ]
     else:
         lines += [

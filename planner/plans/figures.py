@@ -19,6 +19,8 @@ from planner.engine.specs import InferenceSpec
 from planner.messages.answers import localise_candidate, localise_rejected
 from planner.models import Plan, Workload
 from planner.plans.selectors import plan_task
+from planner.plans.serving import EXPORT_COLUMNS as SERVING_COLUMNS
+from planner.plans.serving import serving_figures
 
 TOP_SCORES = 5  # builds in the scores chart
 
@@ -115,6 +117,7 @@ def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) ->
         "overall": candidate["overall"],
         "days": estimate["time"]["days"],
         "capacity_rps": capacity_rps(candidate, output_len),
+        "serving": serving_figures(estimate),
         "cost_basis": cost.get("basis"),
         "cost_amount": cost.get("amount"),
         "rent_job": cost.get("rent_job"),
@@ -342,6 +345,7 @@ CSV_COLUMNS = (
     *DIMENSIONS,
     "days",
     "capacity_rps",
+    *SERVING_COLUMNS,
     "tokens_per_s",
     "cost_basis",
     "cost",

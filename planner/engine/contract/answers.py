@@ -259,6 +259,15 @@ class ServingLayout(Answer):
         description="What stops a higher rate"
     )
     why: str = Field(description="The layout and its rate in one sentence")
+    target_rps: float | None = Field(None, description="The question's rate")
+    target_ttft_ms: float | None = Field(
+        None,
+        description="99th-percentile time to first token at the question's rate, spread "
+        "evenly over the replicas (none when the build cannot serve it)",
+    )
+    target_tpot_ms: float | None = Field(
+        None, description="99th-percentile time per output token at the question's rate"
+    )
 
 
 class CandidateEstimate(Answer):

@@ -200,7 +200,9 @@ def with_serving(
     """A serving build's answer with the layout that serves the most requests/s within the
     question's TTFT/TPOT bounds (tensor parallelism, batch per replica, replicas) and that
     rate as `capacity_rps`."""
-    plan = serving_plan(req, ttft_ms=question.ttft_ms, tpot_ms=question.tpot_ms)
+    plan = serving_plan(
+        req, ttft_ms=question.ttft_ms, tpot_ms=question.tpot_ms, target_rps=question.target_rps
+    )
     if plan is None:
         return {**answer, "capacity_rps": 0.0, "serving": None}
     return {**answer, "capacity_rps": plan.capacity_rps, "serving": plan.as_dict()}

@@ -67,6 +67,12 @@ class ServingPlan:
     ttft_ms: float | None  # p99 at the capacity
     tpot_ms: float | None
     binding: str  # what stops a higher rate: "ttft", "tpot", "batch" or "saturation"
+    # p99 latencies at the question's rate, spread evenly over the replicas, with the batch
+    # limit above: what users see on a normal day rather than at the edge. None without a
+    # rate, or when the build cannot serve it.
+    target_rps: float | None = None
+    target_ttft_ms: float | None = None
+    target_tpot_ms: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -254,13 +260,34 @@ def _binding(load: ReplicaLoad, bounds: tuple[float | None, float | None]) -> st
     return "saturation"
 
 
+def _at_target(
+    step: StepModel, lengths: Lengths, *, target_rps: float | None, replicas: int, batch: int
+) -> dict[str, float | None]:
+    """p99 latencies with the target rate shared evenly by the replicas (None past capacity)."""
+    if not target_rps:
+        return {"target_rps": target_rps}
+    load = replica_load(step, lengths, rate=target_rps / replicas, batch=batch)
+    if not load.stable:
+        return {"target_rps": target_rps}
+    return {
+        "target_rps": target_rps,
+        "target_ttft_ms": round(load.ttft_s * 1000, 3),
+        "target_tpot_ms": round(load.tpot_s * 1000, 3),
+    }
+
+
 def serving_plan(
-    request: EstimateRequest, *, ttft_ms: float | None, tpot_ms: float | None
+    request: EstimateRequest,
+    *,
+    ttft_ms: float | None,
+    tpot_ms: float | None,
+    target_rps: float | None = None,
 ) -> ServingPlan | None:
     """The layout of `request.count` devices (`request.per_node` to a server) that serves the
     most requests/s within the bounds: each tensor-parallel group, the batch per replica up to
-    what its KV cache holds, as many replicas as the devices make. None when no group's weights
-    leave room for one request's KV cache."""
+    what its KV cache holds, as many replicas as the devices make; with `target_rps`, its
+    latencies at that rate too. None when no group's weights leave room for one request's KV
+    cache."""
     lengths = Lengths(request.inference.prompt_len, request.inference.output_len)
     bounds = (ttft_ms, tpot_ms)
     best: tuple[float, int, int, int, StepModel] | None = None
@@ -288,4 +315,5 @@ def serving_plan(
         ttft_ms=round(at.ttft_s * 1000, 3) if rate and at.stable else None,
         tpot_ms=round(at.tpot_s * 1000, 3) if rate and at.stable else None,
         binding=_binding(beyond, bounds),
+        **_at_target(step, lengths, target_rps=target_rps, replicas=replicas, batch=batch),
     )

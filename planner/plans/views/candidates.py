@@ -90,6 +90,7 @@ def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -
         "row": row,
         "label": build_label(candidate, names),
         "serving": plan_task(plan) == "inference",
+        "slo": {"ttft_ms": plan.question.get("ttft_ms"), "tpot_ms": plan.question.get("tpot_ms")},
         "bar": memory_bar(row["estimate"]["memory"]),
         "fit_rows": _fit_rows(row["fit"]),
         "cost": {**candidate["cost"], "notes": row["cost_notes"]},

@@ -19,6 +19,7 @@ from planner.plans.figures import (
     capacity_rps,
     question_rows,
 )
+from planner.plans.serving import export_cells as serving_export_cells
 from planner.plans.views.plans import ranking_context, visible_plan
 from planner.web.downloads import CSV_CONTENT_TYPE, as_download
 
@@ -51,6 +52,7 @@ def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 *(c["scores"][d] for d in DIMENSIONS),
                 c["estimate"]["time"]["days"],
                 capacity_rps(c, context["output_len"]) if context["serving"] else "",
+                *serving_export_cells(c["estimate"]),
                 c["estimate"]["throughput"]["tokens_per_s"],
                 cost.get("basis") or "",
                 *("" if cost.get(k) is None else cost[k] for k in ("amount", "rent_job")),

@@ -75,6 +75,18 @@ def visible_plan(request: HttpRequest, pk: int) -> Plan:
 # --- figures as the pages show them ----------------------------------------------------------
 
 
+def _with_names(first: Any, names: dict[str, dict[str, str]]) -> Any:
+    """Why the first build is first, naming its card and server as the catalog does (the
+    engine names them by slug)."""
+    if not isinstance(first, dict) or "params" not in first:
+        return first
+    params = dict(first["params"])
+    for kind in ("accelerator", "server"):
+        if isinstance(params.get(kind), str):
+            params[kind] = names[kind].get(params[kind], params[kind])
+    return {"code": first["code"], "params": params}
+
+
 def ranking_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     weights_form = WeightsForm(request.GET, plan=plan)
     weights, objective = weights_form.weights(), weights_form.objective()
@@ -89,7 +101,9 @@ def ranking_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
         "weights_query": weights_query(weights, objective),
         "candidates": candidates,
         "objective": ordered.objective,
-        "why_first_text": render_message(ordered.first) if ordered.first else "",
+        "why_first_text": render_message(_with_names(ordered.first, names))
+        if ordered.first
+        else "",
         "names": names,
         "output_len": output_len,
         "serving": plan_task(plan) == "inference",
@@ -179,11 +193,14 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     candidates, names = context["candidates"], context["names"]
     page = Paginator(candidates, PAGE_SIZE).get_page(request.GET.get("page"))
     charts = chart_data(plan, candidates, names=names, output_len=context["output_len"])
+    rows = [candidate_row(c, names=names, output_len=context["output_len"]) for c in page]
     context.update(
         {
             "page": page,
             "query": context["weights_query"],
-            "rows": [candidate_row(c, names=names, output_len=context["output_len"]) for c in page],
+            "rows": rows,
+            "has_layout": any(r["serving"] for r in rows),
+            "target_rps": plan.question.get("target_rps"),
             "rejected": rejected_rows(plan, names),
             "why_none": plan_why_none(plan.ranking),
             "charts": charts,

@@ -215,3 +215,32 @@ def test_page_renders_in_simplified_chinese(client, loaded_catalog):
     full = client.get(URL, LLAMA_8B_ON_8_H100)
     assert full.status_code == 200
     assert 'class="membar"' in full.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "label"),
+    [("en", "Largest batch the KV cache holds (requests)"), ("zh-hans", "KV 缓存可容纳的最大批")],
+)
+def test_inference_shows_the_batch_the_kv_cache_holds(client, loaded_catalog, language, label):
+    # 8B on one H100: some 63 GiB left for the KV cache at 128 KiB a token (32 layers x 8 KV
+    # heads x 128 x 2 x 2 bytes); a request of 128 + 32 tokens holds 10 blocks of 16 tokens,
+    # 20 MiB, so over three thousand of them: the count is written with its separator.
+    client.cookies["django_language"] = language
+    query = LLAMA_8B_ON_8_H100 | {
+        "task": "inference",
+        "count": "1",
+        "prompt_len": "128",
+        "output_len": "32",
+    }
+    response = client.get(URL, query)
+    inference = response.context["answer"]["inference"]
+    most = inference["max_batch_per_replica"]
+    assert 3_000 < most < 3_400
+    assert inference["kv_per_sequence_gib"] == pytest.approx(20 / 1024, abs=1e-6)
+    body = response.content.decode()
+    assert label in body
+    assert f'<dd class="kv-bound">{most:,}' in body
+    assert f"{inference['kv_budget_gib']:.1f} GiB" in body
+    # Training answers have no such bound.
+    training = client.get(URL, LLAMA_8B_ON_8_H100).content.decode()
+    assert label not in training

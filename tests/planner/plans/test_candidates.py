@@ -386,3 +386,28 @@ def test_a_finished_sweep_shows_each_build_linked_to_its_own_run(cast, plan, swe
         assert "first build" in html and "second build" in html
         for part in sweep.parts.all():
             assert reverse("planner:simulation_detail", args=[part.pk]) in html
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_large_builds_write_their_counts_with_separators(cast, reference_prices, language):
+    # Llama 3.1 405B's cluster: 16,384 H100s in 2,048 DGX systems.
+    big = plan_create(
+        data={
+            "workload": {"task": "train", "model": "meta-llama-3.1-405b", "tokens": 15.6e12},
+            "accelerators": [H100],
+            "servers": [DGX_H100],
+            "count": {"min": 16384, "max": 16384},
+        },
+        user=cast.planner,
+        team=cast.team,
+    )
+    viewer = cast.browser("viewer")
+    for name in ("planner:plan_candidate", "planner:plan_candidate_purchase"):
+        html = viewer.get(page_url(big, 0, name), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        assert "16,384 \u00d7" in html and "16384" not in html
+    purchase = viewer.get(page_url(big, 0, "planner:plan_candidate_purchase")).content.decode()
+    assert "2,048 \u00d7" in purchase
+    plan_page = viewer.get(big.get_absolute_url(), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    # Why the first build is first, naming the card.
+    times = "x" if language == "en" else "\u00d7"
+    assert f"16,384 {times} NVIDIA H100 SXM5 80GB" in unescape(plan_page)
