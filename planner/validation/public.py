@@ -64,6 +64,13 @@ def model_from_row(row: dict) -> ModelSpec:
     return replace(shape, params=param_split(shape).body + 2 * shape.embedding_params)
 
 
+def _flag(row: dict, name: str) -> bool:
+    value = row[name].strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"{row['id']}: {name} must be true or false, not {row[name]!r}")
+    return value == "true"
+
+
 def load_cases(path: Path = DATA_FILE) -> list[Case]:
     accelerators = _catalog_rows("accelerators")
     fabrics = _catalog_rows("fabrics")
@@ -110,6 +117,9 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                 micro_batch=n["micro_batch"],
                 tokens=1e9,
                 attention=row["attention"],
+                # Each run names its stack, so the engine's defaults never decide a row.
+                framework=row["framework"],
+                compile=_flag(row, "compile"),
                 parallelism=layout,
             )
             cases.append(
