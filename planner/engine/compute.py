@@ -12,6 +12,7 @@ import numpy.typing as npt
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
+from planner.engine.stack import stack_of
 
 # Cast and transpose passes an FP8 GEMM input costs, per GEMM (fwd and bwd inputs).
 FP8_CAST_PASSES = 6
@@ -122,6 +123,8 @@ def hardware(req: EstimateRequest) -> Hardware:
         # Measured on this card: the probe's matrix-multiply rate and copy bandwidth.
         gemm_eff = req.calibration.gemm_efficiency.get(gemm_p, gemm_eff)
         bw_eff = req.calibration.memory_bw_efficiency or bw_eff
+    # Eager and compiled PyTorch reach a share of the fused stack's GEMM rate.
+    gemm_eff *= stack_of(req).kernels.gemm_share
     return Hardware(
         gemm_peak=gemm_peak * 1e12 * thermal,
         gemm_eff=gemm_eff,
@@ -183,7 +186,10 @@ def elementwise_forward(
     up = m.mlp_matrices - 1
     # The hidden state is split by tp only under sequence parallelism.
     hidden_split = t if sequence_parallel else 1.0
-    passes_hidden, passes_mlp = HIDDEN_PASSES, MLP_PASSES
+    kernels = stack_of(req).kernels
+    # Unfused stacks pass over the same tensors several times more (planner.engine.stack).
+    passes_hidden = HIDDEN_PASSES * kernels.elementwise_factor
+    passes_mlp = MLP_PASSES * kernels.elementwise_factor
     if req.precision == "fp8":
         # FP8 GEMMs need their inputs scaled and cast (and transposed copies for backward):
         # about two more passes per GEMM input (Transformer Engine's cast-transpose kernels).
@@ -196,7 +202,7 @@ def elementwise_forward(
         * BYTES["bf16"],
         bw=hw.bw,
     )
-    launches = eff.KERNELS_PER_LAYER_FORWARD * eff.KERNEL_OVERHEAD_S
+    launches = kernels.kernels_per_layer * kernels.launch_s
     return Roofline(elementwise.total + launches, elementwise.memory_bound)
 
 

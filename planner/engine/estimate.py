@@ -25,6 +25,7 @@ from planner.engine.parallel import (
 from planner.engine.replica import kv_bound
 from planner.engine.shapes import model_flops_per_token
 from planner.engine.specs import ETA_KEYS, EstimateRequest, ParallelSpec
+from planner.engine.stack import stack_note
 from planner.engine.step import InferenceTime, inference_time
 from planner.engine.version import MODEL_VERSION
 
@@ -279,6 +280,7 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
             **_training_explanations(computed, spec, micro_batches),
             **notes,
             "global_batch": batch_note,
+            "stack": stack_note(req),
         },
         bottleneck=bottleneck(
             "memory capacity" if not memory["fits"] else max(parts, key=parts.__getitem__)
@@ -378,7 +380,11 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
             **kv_bound(req, tp=tp),
         },
         efficiency={k: round(final[k], 4) for k in ETA_KEYS},
-        explanations={**_inference_explanations(computed, timing, tp), **notes},
+        explanations={
+            **_inference_explanations(computed, timing, tp),
+            **notes,
+            "stack": stack_note(req),
+        },
         bottleneck=_inference_bottleneck(timing, mem),
         warnings=warnings,
         breakdown={

@@ -21,6 +21,7 @@ from planner.engine.shapes import (
     trainable_params_on_busiest_device,
 )
 from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
+from planner.engine.stack import stack_of
 
 RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
 
@@ -28,20 +29,22 @@ RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
 Bytes: TypeAlias = float | Floats
 
 # A CUDA context with cuBLAS/cuDNN workspaces takes 0.5-1 GiB before the first tensor; NCCL
-# adds its buffers once devices talk. The caching allocator loses a few per cent to
-# fragmentation (PyTorch memory notes; observed 3-8 % in large runs).
+# adds its buffers once devices talk. The caching allocator's reserve above the tensors is
+# the stack's (planner.engine.stack).
 CONTEXT_BYTES = 0.75 * GIB
 NCCL_BYTES = 0.5 * GIB
-FRAGMENTATION = 0.05
 
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
 # keeps the two moments in one byte each (Dettmers et al. 2022).
 OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
 
 
-def training_weight_bytes(precision: str) -> float:
-    """Bytes per trained weight: fp32 for fp32/tf32 training, else 16-bit weights (FP8
-    training keeps 16-bit weights and casts them per GEMM)."""
+def training_weight_bytes(precision: str, param_dtype: str | None = None) -> float:
+    """Bytes per trained weight: as `param_dtype` stores them (fp32 under autocast), else
+    fp32 for fp32/tf32 training and 16-bit weights otherwise (FP8 training keeps 16-bit
+    weights and casts them per GEMM)."""
+    if param_dtype is not None:
+        return BYTES[param_dtype]
     return BYTES["fp32"] if precision in ("fp32", "tf32") else BYTES["bf16"]
 
 
@@ -138,8 +141,10 @@ def _training_activations(
 ) -> Floats:
     """Activations held for backward on the first pipeline stage, plus the loss's logits."""
     model = req.model
-    # The activation formulas count 2-byte values; fp32 training stores 4.
+    # The activation formulas count 2-byte values; fp32 training stores 4. Eager and compiled
+    # stacks save more or fewer of them (planner.engine.stack.Kernels.activation_factor).
     act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
+    act_scale *= stack_of(req).kernels.activation_factor
 
     def per_layer_bytes(recompute_code: npt.ArrayLike) -> Floats:
         return act_scale * activation_bytes_per_layer(
@@ -161,11 +166,16 @@ def _training_activations(
     # layers leave room, see stage_layers).
     activations = per_layer * stage_layers(model.layers, pp).first * in_flight
     # Full recompute rebuilds one layer's activations at a time during backward.
-    held: Floats = activations + np.where(rc == 2, per_layer_bytes(0), 0.0)
-    # Logits for the loss: bf16 logits and their fp32 softmax copy, vocabulary split by tp.
+    rebuilt = per_layer_bytes(0)
+    # Logits for the loss, vocabulary split by tp: bf16 logits and their fp32 softmax copy in
+    # fused stacks, more in eager ones (planner.engine.stack.Kernels.logit_bytes).
     tokens = req.seq_len / cp * mb
-    logits: Floats = tokens * model.vocab / tp * (BYTES["bf16"] + BYTES["fp32"])
-    return held + logits
+    logits: Floats = tokens * model.vocab / tp * stack_of(req).kernels.logit_bytes
+    # Without recompute the logits come on top of every layer's activations. Under full
+    # recompute the loss's buffers are freed before the first layer is rebuilt, so the peak
+    # is the larger of the two on top of the checkpoints.
+    held: Floats = activations + np.where(rc == 2, np.maximum(rebuilt, logits), logits)
+    return held
 
 
 def training_memory(
@@ -186,7 +196,7 @@ def training_memory(
     t, p, d, c, v, mb, zero, rc = (
         np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
-    weight_bytes = training_weight_bytes(req.precision)
+    weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
     trainable = trainable_params_on_busiest_device(
         req.model, method=req.method, lora_rank=req.lora_rank, tp=t, pp=p, dp=d
@@ -203,7 +213,8 @@ def training_memory(
         req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
     )
     subtotal = weights + gradients + optimizer + activations
-    overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + FRAGMENTATION * subtotal
+    reserve = stack_of(req).allocator_reserve
+    overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
     return {
         "weights": weights,
         "gradients": gradients,
@@ -240,7 +251,8 @@ def inference_memory(req: EstimateRequest, *, tp: int, pp: int = 1) -> dict[str,
         inf.batch * inf.prompt_len * widest * 2 * BYTES["bf16"] / tp + inf.batch * model.vocab * 4
     )
     subtotal = weights + kv + activations
-    overhead = CONTEXT_BYTES + (NCCL_BYTES if tp * pp > 1 else 0.0) + FRAGMENTATION * subtotal
+    reserve = stack_of(req).allocator_reserve
+    overhead = CONTEXT_BYTES + (NCCL_BYTES if tp * pp > 1 else 0.0) + reserve * subtotal
     zero = np.zeros_like(np.asarray(weights, dtype=float))
     return {
         "weights": weights,

@@ -229,6 +229,15 @@ class EstimateRequest:
     zero_stage: int | None = None
     recompute: Recompute | None = None
     attention: str = "flash"
+    # The software stack (planner.engine.stack): None is Megatron-style for training and a
+    # serving engine with CUDA graphs for inference; compile is torch.compile; param_dtype is
+    # how trained parameters are stored, None: in the compute precision (with the master copy
+    # `master_weights` says).
+    framework: str | None = None
+    compile: bool = False
+    param_dtype: str | None = None
+    # The message code of the reason the engine chose the framework; None: the question named it.
+    framework_reason: str | None = None
     parallelism: ParallelSpec | None = None
     inference: InferenceSpec = field(default_factory=InferenceSpec)
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)

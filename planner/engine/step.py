@@ -26,7 +26,8 @@ from planner.engine.shapes import (
     stage_layers,
     trainable_params_on_busiest_device,
 )
-from planner.engine.specs import BYTES, EstimateRequest
+from planner.engine.specs import BYTES, GB, EstimateRequest
+from planner.engine.stack import stack_of
 
 FULL = RECOMPUTE_CODE["full"]
 SELECTIVE = RECOMPUTE_CODE["selective"]
@@ -167,8 +168,9 @@ def output_head(req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Float
     """The output head and the loss, forward and backward, on the last pipeline stage (which
     therefore sets the pace)."""
     m = req.model
+    logit_bytes = stack_of(req).kernels.logit_bytes
     return hw.gemm(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
-        tokens * m.vocab / tp * (BYTES["bf16"] + BYTES["fp32"]) * 3, bw=hw.bw
+        tokens * m.vocab / tp * logit_bytes * 3, bw=hw.bw
     )
 
 
@@ -380,36 +382,44 @@ def _tp_all_reduces_s(req: EstimateRequest, *, tokens: float, tp: int) -> float:
 
 def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     """Prefill is compute-bound (all prompt tokens at once); each decode step streams the
-    weights and the KV cache once for the whole batch (Pope et al. 2022, section 3)."""
+    weights and the KV cache once for the whole batch (Pope et al. 2022, section 3), at the
+    bandwidth and launch cost of the stack that runs it (planner.engine.stack)."""
     m = req.model
     inf = req.inference
     hw = hardware(req)
+    stack = stack_of(req)
     split = param_split(m)
     batch, prompt = inf.batch, inf.prompt_len
     gemm_rate = hw.gemm_peak * hw.gemm_eff
-    # Prefill: 2 x active parameters per token plus causal attention, at the GEMM rate.
-    flops = _forward_flops_per_token(req) * batch * prompt
+    # Prefill: 2 x active parameters per token plus causal attention, at the GEMM rate, which
+    # a short prompt reaches only in part.
+    prefill_tokens = batch * prompt
+    flops = _forward_flops_per_token(req) * prefill_tokens
     flops += 2 * m.layers * batch * prompt * prompt * m.hidden  # causal QK^T and AV
-    prefill_compute = flops / tp / gemm_rate
+    fill = prefill_tokens / (prefill_tokens + stack.prefill_half_rate_tokens)
+    prefill_compute = flops / tp / (gemm_rate * fill)
     weights_local = (
         (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
     )
     prefill = max(prefill_compute, weights_local / hw.bw)
 
-    # Decode: every step reads the weights a batch touches and the KV cache at the mean
-    # context length.
+    # Decode: every step reads the weights a batch touches, at the share of the datasheet
+    # bandwidth decode-shaped kernels reach, and the KV cache at the mean context length.
     mean_context = prompt + inf.output_len / 2
     kv_read = kv_cache_bytes(
         m, tokens=mean_context, batch=batch, kv_precision=inf.kv_precision, tp=tp
     )
-    decode_memory = float((_decode_weight_bytes(req) / tp + kv_read) / hw.bw)
+    weight_bw = req.accelerator.memory_bw_gb_s * GB * stack.decode_weight_bw_share
+    decode_memory = float(_decode_weight_bytes(req) / tp / weight_bw + kv_read / hw.bw)
     decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
-    launches = (
-        m.layers * eff.KERNELS_PER_LAYER_FORWARD * eff.KERNEL_OVERHEAD_S * CUDA_GRAPH_LAUNCH_SHARE
-    )
+    kernels = stack.kernels
+    launches = m.layers * kernels.kernels_per_layer * kernels.launch_s
+    if stack.cuda_graphs:
+        launches *= CUDA_GRAPH_LAUNCH_SHARE
+    host = m.layers * stack.decode_host_s_per_layer
     comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
     comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
-    decode = max(decode_memory, decode_compute) + launches + comm_decode
+    decode = max(decode_memory, decode_compute) + launches + host + comm_decode
     return InferenceTime(
         prefill_s=float(prefill + comm_prefill),
         decode_step_s=float(decode),

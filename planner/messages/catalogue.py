@@ -39,6 +39,32 @@ TEMPLATES: dict[str, str] = {
         "A fixed batch decoded together; queueing and continuous batching are the serving "
         "simulation's job."
     ),
+    # Estimate: the software stack the answer is for.
+    "stack.given": _(
+        "Figures for {framework}, {compile}, parameters stored in "
+        "{param_dtype}, as the question says."
+    ),
+    "stack.default.serving": _(
+        "Figures for {framework}, {compile}: no framework was given, and "
+        "serving engines run decode as CUDA graphs with fused kernels."
+    ),
+    "stack.default.pretraining": _(
+        "Figures for {framework}, {compile}, parameters stored in "
+        "{param_dtype}: no framework was given, and pre-training runs on Megatron-style fused "
+        "kernels."
+    ),
+    "stack.default.finetune_few": _(
+        "Figures for {framework}, {compile}, parameters stored in "
+        "{param_dtype}: no framework was given, and fine-tuning on {devices} devices is "
+        "usually a Hugging Face script running eager PyTorch."
+    ),
+    "stack.default.finetune_many": _(
+        "Figures for {framework}, {compile}, parameters stored in "
+        "{param_dtype}: no framework was given, and fine-tuning on {devices} devices, more "
+        "than one server, runs on Megatron-style fused kernels."
+    ),
+    "stack.compile_on": _("torch.compile on"),
+    "stack.compile_off": _("torch.compile off"),
     "eta_thermal.consumer": _(
         # xgettext:no-python-format
         "Open-air or blower consumer cooling cannot hold boost clocks under sustained load in a "

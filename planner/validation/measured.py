@@ -4,8 +4,8 @@ the command that made it and its date) replayed through the engine.
 planner/validation/h200_measured.csv declares the rows: each names its report, the one
 measurement in it (`match`), the software stack it ran (`framework`, `compile`,
 `cuda_graphs`, `param_dtype`) and its split. The figures are read from the report, never
-copied into the table. The engine does not yet take the stack as input: those columns say
-what each row measured, so a prediction that ignores them shows up as error here.
+copied into the table. Each question carries the row's stack, so the engine's defaults never
+decide a row.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ METRICS = {
     "prefill": ("prefill_s",),
 }
 BOOL_FIELDS = ("compile", "cuda_graphs")
+# The engine's framework for a measured stack: a hand-written decode step over a static cache
+# captured as one CUDA graph is what a serving engine's graph capture replays (vLLM's own
+# kernels differ; the row measures the graph, not vLLM).
+ENGINE_FRAMEWORK = {"static-graph": "vllm", "hf": "hf"}
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,20 @@ def _train_model(result: dict[str, Any], row_id: str) -> ModelSpec:
     return replace(shape, params=params)
 
 
-def _train_case(result: dict[str, Any], row_id: str, accelerator: Any) -> tuple[Any, dict]:
+def _stack(row: dict[str, str]) -> dict[str, Any]:
+    """The question's stack fields from the row's columns."""
+    if row["framework"] not in ENGINE_FRAMEWORK:
+        raise ValueError(f"{row['id']}: framework {row['framework']!r} has no engine framework")
+    param_dtype = row["param_dtype"]
+    return {
+        "framework": ENGINE_FRAMEWORK[row["framework"]],
+        "compile": _parse_bool(row, "compile"),
+        "param_dtype": param_dtype if param_dtype == "fp32" else None,
+    }
+
+
+def _train_case(result: dict[str, Any], row: dict[str, str], accelerator: Any) -> tuple[Any, dict]:
+    row_id = row["id"]
     mb = int(result["micro_batch"])
     layout = ParallelSpec(
         micro_batch=mb,
@@ -157,6 +174,7 @@ def _train_case(result: dict[str, Any], row_id: str, accelerator: Any) -> tuple[
         tokens=1e9,
         attention="flash",
         parallelism=layout,
+        **_stack(row),
     )
     measured: dict[str, float | bool] = {"fits": not result["oom"]}
     if not result["oom"]:
@@ -187,6 +205,7 @@ def _inference_case(
         precision="bf16",
         attention="flash",
         inference=InferenceSpec(batch=batch, prompt_len=ctx, output_len=1),
+        **_stack(row),
     )
     if kind == "prefill":
         return request, {"prefill_s": float(result["prefill_s"])}
@@ -207,7 +226,7 @@ def load_measured_cases(path: Path = DATA_FILE) -> list[MeasuredCase]:
             if "error" in result or "skipped" in result:
                 raise ValueError(f"{row['id']}: the matched measurement has no figures")
             if row["kind"] == "train":
-                request, measured = _train_case(result, row["id"], accelerator)
+                request, measured = _train_case(result, row, accelerator)
             else:
                 request, measured = _inference_case(row["kind"], result, row, accelerator)
             cases.append(

@@ -69,6 +69,13 @@ LAYOUT_COLUMNS = ("tp", "pp", "dp", "cp", "vp", "micro_batch", "zero_stage")
 WHOLE_COLUMNS = (*LAYOUT_COLUMNS, "seq_len", "global_batch", "gpus")
 
 
+def _flag(row: dict, name: str) -> bool:
+    value = row[name].strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"{row['id']}: {name} must be true or false, not {row[name]!r}")
+    return value == "true"
+
+
 def load_cases(path: Path = DATA_FILE) -> list[Case]:
     accelerators = _catalog_rows("accelerators")
     fabrics = _catalog_rows("fabrics")
@@ -95,6 +102,9 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                 micro_batch=n["micro_batch"],
                 tokens=1e9,
                 attention=row["attention"],
+                # Each run names its stack, so the engine's defaults never decide a row.
+                framework=row["framework"],
+                compile=_flag(row, "compile"),
                 parallelism=layout,
             )
             cases.append(

@@ -51,7 +51,8 @@ def test_answer_has_every_key_of_the_contract(request_):
     assert answer["model_version"] == MODEL_VERSION
     training = request_.task != "inference"
     # Training also says which global batch it ran with and why.
-    assert set(answer["explanations"]) == set(ETA_KEYS) | ({"global_batch"} if training else set())
+    expected = set(ETA_KEYS) | {"stack"} | ({"global_batch"} if training else set())
+    assert set(answer["explanations"]) == expected
     assert ("batch" in answer) == training
     assert all(0 < answer["efficiency"][k] <= 1 for k in ETA_KEYS)
 

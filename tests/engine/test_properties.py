@@ -124,3 +124,17 @@ def test_recompute_never_raises_memory(model, tp, pp, mb, seq_len, attention):
         float(training_memory(req, **layout, recompute_code=rc)["total"]) for rc in (0, 1, 2)
     )
     assert none >= selective >= full
+
+
+frameworks = st.sampled_from(["megatron", "deepspeed", "fsdp", "torchtitan", "hf"])
+
+
+@PROFILE
+@given(model=models, acc=accelerators, framework=frameworks, seq_len=seq_lens)
+def test_compile_never_predicts_slower(model, acc, framework, seq_len):
+    req = dataclasses.replace(
+        train(model, acc, count=8, seq_len=seq_len, global_batch=64), framework=framework
+    )
+    eager = estimate(req).throughput["tokens_per_s"]
+    compiled = estimate(dataclasses.replace(req, compile=True)).throughput["tokens_per_s"]
+    assert compiled >= eager * (1 - 1e-9)

@@ -116,11 +116,11 @@ def test_the_kv_cache_bounds_the_batch_per_replica():
 def test_latencies_grow_with_the_load_until_the_replica_saturates():
     step = step_model_from_engine(BUILDS["8B on 1 x H100"], tp=1)
     lengths = Lengths(1024, 256)
-    loads = [replica_load(step, lengths, rate=r, batch=400) for r in (1, 10, 20, 23)]
+    loads = [replica_load(step, lengths, rate=r, batch=400) for r in (1, 10, 18, 20)]
     assert all(load.stable for load in loads)
     assert [load.tpot_s for load in loads] == sorted(load.tpot_s for load in loads)
     assert [load.ttft_s for load in loads] == sorted(load.ttft_s for load in loads)
-    assert not replica_load(step, lengths, rate=60, batch=400).stable
+    assert not replica_load(step, lengths, rate=30, batch=400).stable
 
 
 def test_a_tighter_tpot_bound_serves_fewer_requests_and_a_bound_nobody_meets_none():
@@ -150,14 +150,18 @@ def test_the_plan_needs_no_more_h100s_for_200_rps_than_the_simulation():
     assert plan is not None and plan.capacity_rps >= 200
 
 
-# The p99 latencies at the question's rate, against the simulation of one replica at that rate
-# (measured: TTFT 62 and 115 ms against 72 and 113; TPOT 12.3 and 29.5 ms against 12.6 and 31.4).
+# The p99 latencies at the question's rate, against the simulation of one replica at that rate,
+# at two fifths and seven tenths of the replica's capacity (so decode timing may change without
+# moving the test's rates past capacity).
 LATENCY_AGREEMENT = 0.25
 
 
-@pytest.mark.parametrize("target_rps", [10, 20])
-def test_latencies_at_the_target_rate_agree_with_the_simulation(target_rps):
+@pytest.mark.parametrize("load", [0.4, 0.7])
+def test_latencies_at_the_target_rate_agree_with_the_simulation(load):
     request = BUILDS["8B on 1 x H100"]
+    edge = serving_plan(request, ttft_ms=TTFT_MS, tpot_ms=TPOT_MS)
+    assert edge is not None
+    target_rps = round(load * edge.capacity_rps, 1)
     plan = serving_plan(request, ttft_ms=TTFT_MS, tpot_ms=TPOT_MS, target_rps=target_rps)
     assert plan is not None and plan.target_rps == target_rps < plan.capacity_rps
     spec = simulation_spec(

@@ -113,8 +113,10 @@ def test_fp8_training_is_faster_than_bf16_on_hopper():
 def test_decode_at_batch_one_is_bound_by_memory_bandwidth():
     answer = estimate(serve(LLAMA3_8B, H100, batch=1))
     assert answer.bottleneck.code == "bottleneck.memory_bandwidth"
-    # Each token streams ~16 GB of weights at ~80 % of 3.35 TB/s: about 6 ms.
-    assert 5 < answer.inference["tpot_ms"] < 8
+    # Each token streams ~16 GB of weights at ~52 % of 3.35 TB/s (a CUDA-graph decode step on
+    # an H200, planner/validation/measurements/h200-2026-12-03): about 9-10 ms; vLLM's published
+    # Llama-3-8B batch-1 decode on H100 is 7-10 ms.
+    assert 7 < answer.inference["tpot_ms"] < 11
     assert answer.inference["ttft_ms"] > answer.inference["tpot_ms"]
 
 

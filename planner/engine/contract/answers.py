@@ -126,7 +126,8 @@ class EstimateAnswer(Answer):
     inference: InferenceFigures
     efficiency: Efficiency
     explanations: dict[str, str] = Field(
-        description="Why each eta factor is what it is, and (training) why the global batch"
+        description="Why each eta factor is what it is, the software stack the figures are for "
+        "(stack), and (training) why the global batch"
     )
     bottleneck: str = Field(description="What binds, in the request's language")
     warnings: list[str]

@@ -44,6 +44,14 @@ from planner.engine.specs import (
     ParallelSpec,
     ReliabilitySpec,
 )
+from planner.engine.stack import (
+    FRAMEWORKS,
+    INFERENCE_FRAMEWORKS,
+    PARAM_DTYPES,
+    TRAINING_FRAMEWORKS,
+    default_framework,
+    default_param_dtype,
+)
 
 # Serving decodes `inference.batch` requests together; the global batch is a training figure.
 INFERENCE_GLOBAL_BATCH = 1
@@ -70,6 +78,21 @@ Optimizer = Annotated[Literal["adamw", "sgd", "adamw8bit"], _choice(OPTIMIZERS)]
 Recompute = Annotated[Literal["none", "selective", "full"], _choice(RECOMPUTE)]
 Attention = Annotated[Literal["flash", "materialized"], _choice(ATTENTION)]
 MasterWeights = Annotated[Literal["fp32", "none"], _choice(("fp32", "none"))]
+Framework = Annotated[
+    Literal[
+        "megatron",
+        "deepspeed",
+        "fsdp",
+        "torchtitan",
+        "hf",
+        "vllm",
+        "sglang",
+        "trt-llm",
+        "llama.cpp",
+    ],
+    _choice(FRAMEWORKS),
+]
+ParamDtype = Annotated[Literal["fp32", "bf16", "fp16"], _choice(PARAM_DTYPES)]
 
 
 class Parallelism(Question):
@@ -197,6 +220,20 @@ class Job(Question):
         None, description="Activation recompute; searched when absent"
     )
     attention: Attention = Field("flash", description="FlashAttention or materialised scores")
+    framework: Framework | None = Field(
+        None,
+        description="Software stack: megatron, deepspeed, fsdp, torchtitan or hf to train; vllm, "
+        "sglang, trt-llm, hf or llama.cpp to serve. Default: vllm to serve, megatron to "
+        "pre-train, hf to fine-tune on one server's cards (8 or fewer), megatron beyond; the "
+        "answer's explanations.stack says which and why",
+    )
+    compile: Flag = Field(False, description="torch.compile on (PyTorch stacks)")
+    param_dtype: ParamDtype | None = Field(
+        None,
+        description="How trained parameters are stored: fp32 under autocast, or the compute "
+        "precision; default fp32 for hf, fsdp and torchtitan full training, else the compute "
+        "precision",
+    )
     inference: Inference = Field(default_factory=Inference)
     efficiency: Efficiency = Field(default_factory=Efficiency)
     reliability: Reliability = Field(default_factory=Reliability)
@@ -240,6 +277,10 @@ class Job(Question):
             else (0 if task == "inference" else default_tokens)
         )
         kv_default = precision if precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
+        framework, reason = self._framework(count)
+        param_dtype = self.param_dtype or default_param_dtype(
+            framework=framework, task=task, method=self.method
+        )
         return EstimateRequest(
             task=task,
             model=model,
@@ -254,6 +295,10 @@ class Job(Question):
                 "seq_len micro_batch method lora_rank optimizer master_weights zero_stage "
                 "recompute attention"
             ),
+            framework=framework,
+            compile=bool(self.compile),
+            param_dtype=param_dtype,
+            framework_reason=reason,
             parallelism=self._layout(
                 parallelism, model, count, global_batch, self._batches(model, count)
             ),
@@ -297,6 +342,21 @@ class Job(Question):
                 precision=precision,
             )
         return precision
+
+    def _framework(self, count: int) -> tuple[str, str | None]:
+        """The question's framework, checked against its task, or the default and why."""
+        if self.framework is None:
+            return default_framework(task=self.task, count=count)
+        allowed = INFERENCE_FRAMEWORKS if self.task == "inference" else TRAINING_FRAMEWORKS
+        if self.framework not in allowed:
+            raise RequestError(
+                "framework",
+                _("{framework} does not run {task}; choose one of {allowed}"),
+                framework=self.framework,
+                task=self.task,
+                allowed=", ".join(allowed),
+            )
+        return self.framework, None
 
     def _batches(self, model: ModelSpec, count: int) -> tuple[int, ...]:
         """The batches the search would try when the question gives none."""

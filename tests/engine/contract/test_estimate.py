@@ -165,3 +165,22 @@ def test_inline_items_are_accepted():
         and req.accelerator.peak_tflops("fp8") == 1979
         and req.fabric.per_gpu_gb_s == 50
     )
+
+
+def test_the_stack_defaults_by_task_and_scale_and_a_given_one_is_kept():
+    finetune = parse(task="finetune", count=4)
+    assert (finetune.framework, finetune.param_dtype) == ("hf", "fp32")
+    assert finetune.framework_reason == "stack.default.finetune_few"
+    pretrain = parse(task="train", count=64)
+    assert (pretrain.framework, pretrain.param_dtype) == ("megatron", None)
+    lora = parse(task="finetune", count=4, method="lora")
+    assert lora.param_dtype is None
+    assert parse(task="inference", count=1).framework == "vllm"
+    given = parse(task="train", count=8, framework="torchtitan", compile=True)
+    assert (given.framework, given.compile, given.framework_reason) == ("torchtitan", True, None)
+
+
+def test_a_framework_that_does_not_run_the_task_is_refused():
+    assert error_of(task="inference", count=1, framework="megatron").field == "framework"
+    assert error_of(task="train", count=8, framework="vllm").field == "framework"
+    assert error_of(task="train", count=8, framework="pytorch").field == "framework"
