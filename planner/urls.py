@@ -1,6 +1,7 @@
 """Every planner feature's pages under one namespace, "planner"; config/urls.py includes it."""
 
 from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
+from planner.compat.urls import urlpatterns as compat_urlpatterns
 from planner.estimates.urls import urlpatterns as estimate_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
 from planner.prices.urls import urlpatterns as price_urlpatterns
@@ -16,4 +17,5 @@ urlpatterns = [
     *plan_urlpatterns,
     *calibration_urlpatterns,
     *price_urlpatterns,
+    *compat_urlpatterns,
 ]

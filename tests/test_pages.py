@@ -46,6 +46,7 @@ NOT_PAGES = {
 QUERIES = {
     "planner:plan_compare": "?c=0&c=1&c=2",
     "catalog:accelerator_compare": "?slugs=nvidia-h100-sxm5-80gb&slugs=amd-mi300x",
+    "planner:compat": "?accelerator=nvidia-rtx-5090&driver=470&torch=2.5.1%2Bcu124",
 }
 # A literal run of a template this long is a sentence, not a word a Chinese page may quote.
 SENTENCE_CHARS = 14

@@ -23,6 +23,7 @@ from accounts.services import user_team
 from planner.calibrations.forms import CalibrationUploadForm
 from planner.calibrations.selectors import calibration_visible_to
 from planner.calibrations.services import calibration_create
+from planner.compat.services import probe_check
 from planner.engine import RequestError
 from planner.messages.render import error_line
 from planner.models import CalibrationProfile
@@ -157,6 +158,8 @@ def _device(probe: dict[str, Any]) -> dict[str, Any]:
 
 def _detail_context(profile: CalibrationProfile) -> dict[str, Any]:
     context: dict[str, Any] = {"profile": profile, "device": _device(profile.probe)}
+    # The report records the driver, the PyTorch build and the compute capability: check them.
+    context["compat"] = probe_check(probe=profile.probe)
     if profile.derived:
         rows = _rows(profile.derived)
         context.update(rows)

@@ -55,6 +55,40 @@ def nvidia_smi() -> dict:
     return {k: v.strip() for k, v in zip(keys, out.split(","), strict=False)}
 
 
+def compat_lines(torch, driver: str | None) -> list[str]:
+    """The compatibility verdict for this machine, in English: the driver, the PyTorch build and
+    the card's compute capability against the recorded rules (plain Python, no Django)."""
+    from planner.compat.rules import Stack, check
+    from planner.compat.sentences import english
+
+    release = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    build = torch.__version__.partition("+")[2] or None
+    major, minor = torch.cuda.get_device_capability()
+    try:
+        verdict = check(
+            Stack(
+                card=torch.cuda.get_device_name(0),
+                compute_capability=f"{major}.{minor}",
+                driver=driver,
+                torch=release,
+                build=build,
+            )
+        )
+    except (ValueError, KeyError):
+        return [f"flopfit-probe: compatibility not checked for torch {torch.__version__}"]
+    if not verdict.compatible:
+        head = "will not run as it is"
+    elif verdict.limited:
+        head = "runs, with the limits of CUDA minor-version compatibility"
+    else:
+        head = "runs"
+    lines = [f"flopfit-probe: compatibility: {head}"]
+    lines += [f"  problem: {english(m)}" for m in verdict.problems]
+    lines += [f"  note: {english(m)}" for m in verdict.notes]
+    lines += [f"  fix: {english(f.sentence)} {f.command}".rstrip() for f in verdict.fixes]
+    return lines
+
+
 def group_sizes(world: int) -> list[int]:
     """The data-parallel group sizes one launch measures: 1, 2, 4, ... up to every rank."""
     sizes, size = [], 1
@@ -173,6 +207,10 @@ def run(*, skip_training: bool = False) -> dict:
         # from the global rank, and barriers would warn).
         dist.init_process_group("nccl", device_id=device)
     props = torch.cuda.get_device_properties(0)
+    if int(os.environ.get("RANK", "0")) == 0:
+        # Before any kernel runs: a clash explains the failure that would follow.
+        for line in compat_lines(torch, nvidia_smi().get("driver_version")):
+            print(line, file=sys.stderr)
     report = {
         "schema": SCHEMA,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

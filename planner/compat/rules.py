@@ -1,0 +1,323 @@
+"""Will this software run on this card and driver? The rules as NVIDIA and PyTorch state them,
+over the tables in `planner.compat.data`. Plain Python: the pages, the API, the command and the
+probe all call `check`.
+
+- A CUDA build needs a driver at least as new as its major release's minimum (CUDA 12.x from
+  525.60.13); below the toolkit's own driver it runs through minor-version compatibility, with
+  NVIDIA's limits (CUDA minor-version compatibility guide).
+- A card runs a build only if the build ships a kernel for it: sm_X.y runs on compute capability
+  X.z with z >= y, sm_X.ya only on X.y, PTX for X.y on X.y and newer (CUDA binary
+  compatibility, CUDA programming guide)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.compat import data
+from planner.compat.data import TorchBuild, version_key
+from planner.compat.sentences import Message, message
+
+INDEX_URL = "https://download.pytorch.org/whl/{build}"
+# Efforts, lowest first: a pip install beside what is there, a newer release, a new driver.
+EFFORT_BUILD, EFFORT_RELEASE, EFFORT_DRIVER = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Stack:
+    """What is known of one machine; any part may be missing."""
+
+    card: str = ""
+    compute_capability: str | None = None
+    software_stack: str = "cuda"  # the catalog's software_stack: cuda, rocm, cann, ...
+    driver: str | None = None
+    driver_cuda: str | None = None  # nvidia-smi's "CUDA Version"
+    torch: str | None = None  # minor release, "2.5"
+    build: str | None = None  # "cu124"
+    cuda: str | None = None  # a CUDA toolkit without PyTorch
+
+
+@dataclass(frozen=True)
+class Fix:
+    effort: int
+    sentence: Message
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    compatible: bool
+    limited: bool
+    problems: tuple[Message, ...]
+    notes: tuple[Message, ...]
+    fixes: tuple[Fix, ...]
+    build: TorchBuild | None = None
+    sources: tuple[str, ...] = field(default_factory=tuple)
+
+
+def pip_command(build: TorchBuild) -> str:
+    return f"pip install torch=={build.release} --index-url {INDEX_URL.format(build=build.build)}"
+
+
+def _capability(text: str) -> tuple[int, int]:
+    major, minor = version_key(text)[:2]
+    return major, minor
+
+
+def runs_on(arch: str, capability: str) -> bool:
+    """Does one entry of an arch list ("8.6", "9.0a", "12.0+PTX") run on the capability?"""
+    card = _capability(capability)
+    ptx = arch.endswith("+PTX")
+    specific = arch.removesuffix("+PTX").endswith("a")
+    built = _capability(arch.removesuffix("+PTX").removesuffix("a"))
+    if ptx and card >= built:
+        return True
+    if specific:
+        return card == built
+    return card[0] == built[0] and card[1] >= built[1]
+
+
+def ships_kernel_for(build: TorchBuild, capability: str) -> bool:
+    return any(runs_on(arch, capability) for arch in build.arch_list)
+
+
+def _branch(driver: str) -> int:
+    return version_key(driver)[0]
+
+
+def _below(driver: str, minimum: str) -> bool:
+    """Is the driver older than `minimum`? A bare branch ("525") stands for its newest release,
+    so it is older only when its branch is."""
+    if len(version_key(driver)) == 1:
+        return _branch(driver) < _branch(minimum)
+    return version_key(driver) < version_key(minimum)
+
+
+def full_cuda(driver: str, driver_cuda: str | None = None) -> str | None:
+    """The newest CUDA the driver supports in full: nvidia-smi's line when given, else the newest
+    toolkit whose GA driver is not newer."""
+    if driver_cuda:
+        return driver_cuda
+    fitting = [t.cuda for t in data.toolkits() if not _below(driver, t.linux_driver)]
+    return fitting[-1] if fitting else None
+
+
+def _software(stack: Stack, build: TorchBuild | None) -> str:
+    if build is not None:
+        return f"PyTorch {build.torch}+{build.build}"
+    return f"CUDA {stack.cuda}"
+
+
+def build_cuda(build: str) -> str | None:
+    """cu124 -> "12.4"; None for a tag that is not a CUDA build."""
+    digits = build.removeprefix("cu")
+    if not build.startswith("cu") or len(digits) < 3 or not digits.isdigit():
+        return None
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def driver_messages(stack: Stack, cuda: str, software: str) -> tuple[list[Message], list[Message]]:
+    """Problems and notes about the driver against software built with `cuda`."""
+    if stack.driver is None:
+        return [], []
+    major = version_key(cuda)[0]
+    family = data.families().get(major)
+    if family is None:
+        return [], []
+    params = {"driver": stack.driver, "software": software, "cuda": cuda, "major": major}
+    if _branch(stack.driver) < family.min_branch or _below(stack.driver, family.min_linux_driver):
+        return [message("compat.driver_too_old", minimum=family.min_linux_driver, **params)], []
+    toolkit = next((t for t in data.toolkits() if t.cuda == cuda), None)
+    full = full_cuda(stack.driver, stack.driver_cuda)
+    if full is None:
+        note = message("compat.minor_version_older", minimum=family.min_linux_driver, **params)
+        return [], [note]
+    newer = version_key(cuda) > version_key(full)
+    if newer or (toolkit is not None and _below(stack.driver, toolkit.linux_driver)):
+        note = message("compat.minor_version", full=full, minimum=family.min_linux_driver, **params)
+        return [], [note]
+    return [], [message("compat.full_support", full=full, **params)]
+
+
+def card_messages(stack: Stack, build: TorchBuild) -> tuple[list[Message], list[Message]]:
+    software = _software(stack, build)
+    if stack.software_stack != "cuda" and build.kind == "cuda":
+        return [
+            message(
+                "compat.not_cuda",
+                card=stack.card,
+                stack=stack.software_stack,
+                build=build.build,
+                torch=build.torch,
+            )
+        ], []
+    if stack.compute_capability is None or build.kind != "cuda":
+        return [], []
+    params = {"software": software, "card": stack.card, "capability": stack.compute_capability}
+    if not build.arch_list:
+        return [], [message("compat.arch_unknown", **params)]
+    if ships_kernel_for(build, stack.compute_capability):
+        return [], [message("compat.arch_ok", **params)]
+    return [message("compat.arch_missing", archs=list(build.arch_list), **params)], []
+
+
+def _evaluate(stack: Stack, build: TorchBuild) -> tuple[list[Message], list[Message]]:
+    problems, notes = card_messages(stack, build)
+    if build.kind == "cuda":
+        more, more_notes = driver_messages(stack, build.cuda, _software(stack, build))
+        problems, notes = more + problems, more_notes + notes
+    return problems, notes
+
+
+def releases() -> list[str]:
+    return sorted({b.torch for b in data.torch_builds()}, key=version_key)
+
+
+def builds_of(torch: str, kind: str | None = None) -> list[TorchBuild]:
+    return [b for b in data.torch_builds() if b.torch == torch and kind in (None, b.kind)]
+
+
+def _fits(stack: Stack, build: TorchBuild) -> bool:
+    problems, _notes = _evaluate(stack, build)
+    return not problems
+
+
+def _kind(stack: Stack) -> str:
+    return "rocm" if stack.software_stack == "rocm" else "cuda"
+
+
+def _fixes(
+    stack: Stack, release: str | None, build: TorchBuild | None, problems: list[Message]
+) -> list[Fix]:
+    """What would make it run, lowest effort first: another build of the same release, the
+    first release whose build fits, a newer driver."""
+    codes = {p.code for p in problems}
+    fixes: list[Fix] = []
+    kind = _kind(stack)
+    same = [b for b in builds_of(release, kind) if b != build] if release else []
+    fitting = [b for b in reversed(same) if _fits(stack, b)]
+    if fitting:
+        fit = fitting[0]
+        sentence = message(
+            "compat.fix.build", build=fit.build, torch=fit.torch, driver=stack.driver or "-"
+        )
+        fixes.append(Fix(EFFORT_BUILD, sentence, pip_command(fit)))
+    else:
+        anywhere = [b for t in releases() for b in builds_of(t, kind) if _fits(stack, b)]
+        chosen = _first_release(stack, anywhere, build)
+        if chosen is not None:
+            code = "compat.fix.build"
+            if chosen.kind == "rocm":
+                code = "compat.fix.rocm"
+            elif "compat.arch_missing" in codes:
+                code = "compat.fix.release"
+            sentence = message(
+                code,
+                build=chosen.build,
+                torch=chosen.torch,
+                driver=stack.driver or "-",
+                capability=stack.compute_capability or "-",
+            )
+            fixes.append(Fix(EFFORT_RELEASE, sentence, pip_command(chosen)))
+    if "compat.driver_too_old" in codes:
+        cuda = build.cuda if build is not None and build.kind == "cuda" else stack.cuda
+        toolkit = next((t for t in data.toolkits() if t.cuda == cuda), None)
+        if toolkit is not None:
+            sentence = message("compat.fix.driver", minimum=toolkit.linux_driver, cuda=cuda)
+            fixes.append(Fix(EFFORT_DRIVER, sentence))
+    return sorted(fixes, key=lambda f: f.effort)
+
+
+def _first_release(
+    stack: Stack, fitting: list[TorchBuild], build: TorchBuild | None
+) -> TorchBuild | None:
+    """For a missing kernel, the first release that ships one (the smallest step up); for a
+    driver that is too old, the newest build it runs."""
+    if not fitting:
+        return None
+    if (
+        build is not None
+        and stack.compute_capability
+        and not ships_kernel_for(build, stack.compute_capability)
+        and build.arch_list
+    ):
+        later = [
+            b for b in fitting if version_key(b.torch) >= version_key(build.torch) and b.arch_list
+        ]
+        return later[0] if later else fitting[0]
+    return fitting[-1]
+
+
+def _sources(build: TorchBuild | None, stack: Stack) -> tuple[str, ...]:
+    urls: list[str] = []
+    if build is not None:
+        urls.extend(build.sources)
+    cuda = build.cuda if build is not None and build.kind == "cuda" else stack.cuda
+    if cuda:
+        family = data.families().get(version_key(cuda)[0])
+        urls.extend(family.sources if family else ())
+        urls.extend(next((t.sources for t in data.toolkits() if t.cuda == cuda), ()))
+    return tuple(dict.fromkeys(urls))
+
+
+def _branch_note(stack: Stack) -> list[Message]:
+    if stack.driver is None:
+        return []
+    branch = data.branches().get(_branch(stack.driver))
+    if branch is None:
+        return []
+    eol = f" (end of life {branch.end_of_life})" if branch.end_of_life else ""
+    return [
+        message(
+            "compat.branch_status", branch=branch.branch, designation=branch.designation, eol=eol
+        )
+    ]
+
+
+def check(stack: Stack) -> Verdict:
+    """The verdict for one machine. With a PyTorch release but no build named, every build of
+    the release is tried and the one that fits is named."""
+    build: TorchBuild | None = None
+    problems: list[Message] = []
+    notes: list[Message] = []
+    if stack.torch is not None:
+        kind = _kind(stack)
+        candidates = builds_of(stack.torch, kind)
+        if stack.build is not None:
+            named = [b for b in builds_of(stack.torch) if b.build == stack.build]
+            if not named:
+                problems.append(
+                    message(
+                        "compat.no_such_build",
+                        torch=stack.torch,
+                        build=stack.build,
+                        cuda=build_cuda(stack.build) or stack.build,
+                        builds=[b.build for b in candidates],
+                    )
+                )
+            candidates = named or candidates
+        fitting = [b for b in reversed(candidates) if _fits(stack, b)]
+        if not problems and stack.build is None and fitting:
+            build = fitting[0]
+            notes.append(message("compat.build_chosen", torch=build.torch, build=build.build))
+        elif candidates:
+            build = candidates[-1] if not problems else None
+        if build is not None:
+            found, found_notes = _evaluate(stack, build)
+            problems.extend(found)
+            notes.extend(found_notes)
+    elif stack.cuda is not None:
+        found, found_notes = driver_messages(stack, stack.cuda, _software(stack, None))
+        problems.extend(found)
+        notes.extend(found_notes)
+    notes.extend(_branch_note(stack))
+    fixes = _fixes(stack, stack.torch, build, problems) if problems else []
+    limited = any(n.code.startswith("compat.minor_version") for n in notes)
+    return Verdict(
+        not problems,
+        limited and not problems,
+        tuple(problems),
+        tuple(notes),
+        tuple(fixes),
+        build,
+        _sources(build, stack),
+    )
