@@ -2,6 +2,7 @@
 
 from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
 from planner.estimates.urls import urlpatterns as estimate_urlpatterns
+from planner.faults.urls import urlpatterns as fault_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
 from planner.prices.urls import urlpatterns as price_urlpatterns
 from planner.simulations.urls import urlpatterns as simulation_urlpatterns
@@ -16,4 +17,5 @@ urlpatterns = [
     *plan_urlpatterns,
     *calibration_urlpatterns,
     *price_urlpatterns,
+    *fault_urlpatterns,
 ]

@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("planner.plans.api.urls")),
     path("", include("planner.calibrations.api.urls")),
     path("", include("planner.prices.api.urls")),
+    path("", include("planner.faults.api.urls")),
 ]
