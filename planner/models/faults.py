@@ -32,7 +32,7 @@ DEFAULT_WEIGHT = 60
 # NVIDIA numbers Xid codes from 1; the catalog for Ampere and newer runs past 150.
 MAX_XID = 999
 XID_CODES_VALIDATOR = RegexValidator(
-    r"^(\d{1,3}( \d{1,3})*)?$", _("Xid codes are whole numbers separated by spaces, e.g. “63 64”.")
+    r"^\d{1,3}( \d{1,3})*$", _("Xid codes are whole numbers separated by spaces, e.g. “63 64”.")
 )
 URL_SCHEMES = ("http://", "https://")
 # Texts a person reads in their language: the `_en` and `_zh` column of each.

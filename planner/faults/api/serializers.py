@@ -22,8 +22,16 @@ class FaultEntrySerializer(JsonTypesMixin, serializers.ModelSerializer):
 
     class Meta:
         model = FaultEntry
-        fields = ["id", "key", "whose", *FaultEntry.STATED_FIELDS, "from_seed", "updated_at"]
-        read_only_fields = ["updated_at"]
+        fields = [
+            "id",
+            "key",
+            "whose",
+            *FaultEntry.STATED_FIELDS,
+            "from_seed",
+            "version",
+            "updated_at",
+        ]
+        read_only_fields = ["version", "updated_at"]
 
     def get_whose(self, entry: FaultEntry) -> str:
         return "guide" if entry.is_guide else "team"
@@ -40,8 +48,8 @@ class FaultIncidentSerializer(JsonTypesMixin, serializers.ModelSerializer):
 
     class Meta:
         model = FaultIncident
-        fields = ["id", *FaultIncident.STATED_FIELDS, "updated_at"]
-        read_only_fields = ["updated_at"]
+        fields = ["id", *FaultIncident.STATED_FIELDS, "version", "updated_at"]
+        read_only_fields = ["version", "updated_at"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -80,6 +81,9 @@ class EditableOnly(BasePermission):
     ),
 )
 class DiagnoseView(APIView):
+    # A pasted log travels as a JSON string; form bodies would blur an empty field into "not
+    # given", which the schema does not say.
+    parser_classes = [JSONParser]
     permission_classes = [AnyRole]
     throttle_scope = "compute"
 
