@@ -9,6 +9,7 @@ that only recognises words on the same line."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -68,14 +69,6 @@ def xid_codes_in(line: str) -> list[int]:
     return codes or [int(code) for code in XID_MENTION.findall(line)]
 
 
-@dataclass
-class _Tally:
-    best: int = -1
-    evidence: Evidence | None = None
-    xid_code: int | None = None
-    lines: int = 0
-
-
 def _compiled(rules: Sequence[Rule]) -> list[tuple[Rule, list[re.Pattern[str]]]]:
     out = []
     for rule in rules:
@@ -89,14 +82,69 @@ def _compiled(rules: Sequence[Rule]) -> list[tuple[Rule, list[re.Pattern[str]]]]
     return out
 
 
-def _strength(rule: Rule, patterns: list[re.Pattern[str]], line: str, codes: list[int]):
-    """(how strongly the line shows the rule, the Xid code it named), or None."""
-    named = next((code for code in codes if code in rule.xid_codes), None)
-    if named is not None:
-        return rule.weight + XID_EXACT_BONUS, named
-    if any(pattern.search(line) for pattern in patterns):
-        return rule.weight, None
-    return None
+class _Text:
+    """The pasted text and where each of its lines starts, so that a pattern is searched over
+    the whole text at once (one pass in C) and each hit is traced back to its line."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.raw = text.split("\n")
+        if self.raw and self.raw[-1] == "" and len(self.raw) > 1:
+            self.raw.pop()  # the newline that ends the last line opens no new one
+        self.starts = [0]
+        for line in self.raw[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self._lines: dict[int, str] = {}
+
+    def line(self, index: int) -> str:
+        """Line `index` (from 0) as searched and shown: trimmed and cut to MAX_LINE_CHARS."""
+        if index not in self._lines:
+            self._lines[index] = self.raw[index].strip()[:MAX_LINE_CHARS]
+        return self._lines[index]
+
+    def lines_with(self, pattern: re.Pattern[str]) -> Iterable[int]:
+        """Each line the pattern matches within, once, in order. A hit found over the whole text
+        is kept only if the pattern also matches inside that line alone (`\\s*` may run across
+        a newline; a line's own search may not), and the search goes on from the next line."""
+        position = 0
+        while position <= len(self.text):
+            found = pattern.search(self.text, position)
+            if found is None:
+                return
+            index = bisect_right(self.starts, found.start()) - 1
+            if pattern.search(self.line(index)):
+                yield index
+            if index + 1 >= len(self.starts):
+                return
+            position = self.starts[index + 1]
+
+    def xid_codes(self) -> dict[int, list[int]]:
+        """The Xid codes each line names: the driver's own lines, else mentions in notes."""
+        codes: dict[int, list[int]] = {}
+        driver_lines = set()
+        for pattern in (XID_LINE, XID_MENTION):
+            for found in pattern.finditer(self.text):
+                index = bisect_right(self.starts, found.start()) - 1
+                if pattern is XID_MENTION and index in driver_lines:
+                    continue
+                if pattern is XID_LINE:
+                    driver_lines.add(index)
+                if found.group(1) and found.group(0) in self.line(index):
+                    codes.setdefault(index, []).append(int(found.group(1)))
+        return codes
+
+
+def _hits(rule: Rule, patterns: list[re.Pattern[str]], text: _Text, codes: dict[int, list[int]]):
+    """{line index: (strength, the Xid code it named)} for every line that shows the rule."""
+    hits: dict[int, tuple[int, int | None]] = {}
+    for index, named in codes.items():
+        code = next((c for c in named if c in rule.xid_codes), None)
+        if code is not None:
+            hits[index] = (rule.weight + XID_EXACT_BONUS, code)
+    for pattern in patterns:
+        for index in text.lines_with(pattern):
+            hits.setdefault(index, (rule.weight, None))
+    return hits
 
 
 def diagnose(text: str, rules: Iterable[Rule]) -> Diagnosis:
@@ -105,35 +153,27 @@ def diagnose(text: str, rules: Iterable[Rule]) -> Diagnosis:
     evidence is in the text, then by key."""
     compiled = _compiled(list(rules))
     listed = {code for rule, _ in compiled for code in rule.xid_codes}
-    tallies: dict[str, _Tally] = {rule.key: _Tally() for rule, _ in compiled}
+    pasted = _Text(text)
+    codes = pasted.xid_codes()
     unlisted: list[int] = []
-    lines = text.splitlines()
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()[:MAX_LINE_CHARS]
-        if not line:
+    for index in sorted(codes):
+        unlisted.extend(c for c in codes[index] if c not in listed and c not in unlisted)
+    matches = []
+    for rule, patterns in compiled:
+        hits = _hits(rule, patterns, pasted, codes)
+        if not hits:
             continue
-        codes = xid_codes_in(line)
-        unlisted.extend(code for code in codes if code not in listed and code not in unlisted)
-        for rule, patterns in compiled:
-            hit = _strength(rule, patterns, line, codes)
-            if hit is None:
-                continue
-            tally = tallies[rule.key]
-            tally.lines += 1
-            if hit[0] > tally.best:
-                tally.best = hit[0]
-                tally.evidence = Evidence(number, line[:EVIDENCE_CHARS])
-                tally.xid_code = hit[1]
-    matches = [
-        Match(
-            key=rule.key,
-            score=tally.best + min(tally.lines - 1, REPEAT_BONUS_CAP) + rule.bonus,
-            evidence=tally.evidence,
-            lines_matched=tally.lines,
-            xid_code=tally.xid_code,
+        # The strongest line is the evidence; of equally strong lines, the first.
+        index, (strength, code) = min(hits.items(), key=lambda hit: (-hit[1][0], hit[0]))
+        matches.append(
+            Match(
+                key=rule.key,
+                score=strength + min(len(hits) - 1, REPEAT_BONUS_CAP) + rule.bonus,
+                evidence=Evidence(index + 1, pasted.line(index)[:EVIDENCE_CHARS]),
+                lines_matched=len(hits),
+                xid_code=code,
+            )
         )
-        for rule, _ in compiled
-        if (tally := tallies[rule.key]).evidence is not None
-    ]
     matches.sort(key=lambda m: (-m.score, m.evidence.line_number, m.key))
-    return Diagnosis(tuple(matches), tuple(unlisted), len(lines))
+    lines_read = sum(1 for line in pasted.raw if line.strip())
+    return Diagnosis(tuple(matches), tuple(unlisted), lines_read)
