@@ -75,3 +75,16 @@ def test_xid_codes_are_read_from_driver_lines_and_from_notes():
     assert xid_codes_in("NVRM: Xid (0000:03:00): 14, Channel 00000001") == [14]
     assert xid_codes_in("日志里有 Xid 79 错误") == [79]
     assert xid_codes_in("pid=79 no code here") == []
+
+
+def test_a_pattern_matches_within_one_line_never_across_two():
+    rule = Rule("thermal", patterns=(r"Slowdown\s*:\s*Active",), weight=80)
+    assert diagnose("HW Slowdown\n: Active", [rule]).matches == ()
+    found = diagnose("HW Slowdown\n  HW Thermal Slowdown : Active", [rule])
+    assert found.matches[0].evidence.line_number == 2
+
+
+def test_windows_line_endings_leave_no_carriage_return_in_the_evidence():
+    found = diagnose(f"boot ok\r\n{XID_79}\r\n", RULES)
+    assert found.matches[0].evidence == found.matches[0].evidence.__class__(2, XID_79)
+    assert found.lines_read == 2
