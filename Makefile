@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install lock run migrate loadcatalog loadprices demousers worker test test-slow lint format \
+.PHONY: install lock run migrate loadcatalog loadprices loadfaults demousers worker test test-slow lint format \
 	messages validate bench clean
 
 install: $(VENV)/.installed
@@ -45,13 +45,16 @@ loadcatalog: migrate
 loadprices: loadcatalog
 	$(MANAGE) loadprices
 
+loadfaults: migrate
+	$(MANAGE) loadfaults
+
 # Role groups, and one demo user per role (passwords printed once, when created).
 demousers: migrate
 	$(MANAGE) setuproles
 	$(MANAGE) demousers
 
 # Web server and Celery worker side by side; Ctrl-C stops both.
-run: loadprices demousers
+run: loadprices loadfaults demousers
 	@echo "flopfit on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@trap 'kill $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2 & WORKER=$$!; \

@@ -70,3 +70,22 @@ class RentTerms(models.TextChoices):
     RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
     SPOT = "spot", _("Spot")
     CAPACITY_BLOCK = "capacity_block", _("Capacity block")
+
+
+class FaultCategory(models.TextChoices):
+    """Where a fault shows itself first: the layer a person starts checking."""
+
+    XID = "xid", _("NVIDIA Xid (kernel log)")
+    CUDA = "cuda", _("CUDA and framework errors")
+    DRIVER = "driver", _("Driver and devices")
+    INTERCONNECT = "interconnect", _("NCCL, NVLink and network")
+    THERMAL = "thermal", _("Thermal and power")
+    THROUGHPUT = "throughput", _("Utilisation and throughput")
+
+
+class FaultLink(models.TextChoices):
+    """What flopfit can compute about a fault, linked from its entry."""
+
+    NONE = "", _("Nothing to compute")
+    ESTIMATE = "estimate", _("The Estimate page's memory breakdown")
+    RACK_THERMAL = "rack_thermal", _("The rack groups' power, cooling and thermal derating")

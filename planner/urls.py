@@ -3,6 +3,7 @@
 from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
 from planner.compat.urls import urlpatterns as compat_urlpatterns
 from planner.estimates.urls import urlpatterns as estimate_urlpatterns
+from planner.faults.urls import urlpatterns as fault_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
 from planner.prices.urls import urlpatterns as price_urlpatterns
 from planner.simulations.urls import urlpatterns as simulation_urlpatterns
@@ -18,4 +19,5 @@ urlpatterns = [
     *calibration_urlpatterns,
     *price_urlpatterns,
     *compat_urlpatterns,
+    *fault_urlpatterns,
 ]

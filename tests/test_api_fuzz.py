@@ -18,6 +18,7 @@ $TMPDIR/flopfit-api-fuzz-cases.txt at the end of the module."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import tempfile
@@ -37,6 +38,7 @@ from config.wsgi import application
 from planner.calibrations.services import calibration_create
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
+from planner.faults.services import fault_entry_create, fault_incident_create
 from planner.models import Simulation
 from planner.plans.services import plan_create
 from tests.factories import RackGroupFactory, SiteFactory
@@ -108,6 +110,12 @@ def world(loaded_catalog, cast, monkeypatch, _connection_kept_open):
     profile = calibration_create(
         probe=json.loads(PROBE.read_text()), name="Fuzz H200", user=admin, team=team
     )
+    fault = fault_entry_create(
+        team=team, user=admin, title_en="Fuzz fault", category="cuda", patterns="fuzz"
+    )
+    incident = fault_incident_create(
+        team=team, user=admin, entry=fault, happened_on=dt.date(2026, 11, 1), what_happened="x"
+    )
     slugs = {kind: rows[0].values["slug"] for kind, rows in loaded_catalog.items()}
     ids = {
         "/api/v1/sites/": site.pk,
@@ -115,6 +123,8 @@ def world(loaded_catalog, cast, monkeypatch, _connection_kept_open):
         "/api/v1/plans/": plan.pk,
         "/api/v1/simulations/": simulation.pk,
         "/api/v1/calibrations/": profile.pk,
+        "/api/v1/fault-entries/": fault.pk,
+        "/api/v1/fault-incidents/": incident.pk,
         "/api/v1/accelerators/": slugs["accelerators"],
         "/api/v1/servers/": slugs["servers"],
         "/api/v1/fabrics/": slugs["fabrics"],

@@ -21,6 +21,7 @@ from catalog.models import Accelerator
 from planner.calibrations.services import calibration_create
 from planner.choices import SimulationStatus
 from planner.engine.simulate.question import inputs_hash
+from planner.faults.services import fault_entry_create, fault_incident_create
 from planner.messages.catalogue import TEMPLATES
 from planner.models import Price, RackGroup, Simulation
 from planner.plans.services import plan_create, workload_create
@@ -120,7 +121,24 @@ def world(cast, reference_prices):
         source="quote from Example Systems, ref Q-7",
     )
     reference = Price.objects.filter(team__isnull=True).order_by("pk").first()
+    fault = fault_entry_create(
+        team=team,
+        user=admin,
+        title_en="Checkpoint write stalls",
+        category="throughput",
+        patterns="LustreError",
+        checks="lctl dl",
+    )
+    incident = fault_incident_create(
+        team=team,
+        user=admin,
+        entry=fault,
+        happened_on=site.created_at.date(),
+        what_happened="Stall",
+    )
     return {
+        "faults": [fault],
+        "incident": incident,
         "prices": [quote, reference],
         "site": site,
         "rack_group": group,
@@ -189,6 +207,8 @@ def _urls(name: str, world: dict) -> list[str]:
         "simulation_": [s.pk for s in world["simulations"]],
         "calibration_": [world["profile"].pk],
         "price_": [p.pk for p in world["prices"]],
+        "fault_incident_": [world["incident"].pk],
+        "fault_": [f.pk for f in world["faults"]],
         "accelerator_detail": ["nvidia-h100-sxm5-80gb"],
         "server_detail": ["nvidia-dgx-h100"],
         "fabric_detail": ["ib-ndr-400"],

@@ -10,4 +10,5 @@ urlpatterns = [
     path("", include("planner.calibrations.api.urls")),
     path("", include("planner.prices.api.urls")),
     path("", include("planner.compat.api.urls")),
+    path("", include("planner.faults.api.urls")),
 ]

@@ -1,6 +1,7 @@
 """The planner's tables, one module per feature. Django finds them here."""
 
 from planner.models.calibrations import CalibrationProfile
+from planner.models.faults import FaultEntry, FaultIncident
 from planner.models.plans import Plan, Workload
 from planner.models.prices import Price
 from planner.models.simulations import Simulation
@@ -8,6 +9,8 @@ from planner.models.sites import RackGroup, Site
 
 __all__ = [
     "CalibrationProfile",
+    "FaultEntry",
+    "FaultIncident",
     "Plan",
     "Price",
     "RackGroup",
