@@ -148,6 +148,12 @@ REST_FRAMEWORK = {
         "user": env("FLOPFIT_THROTTLE_USER", default="1200/min"),
         "compute": env("FLOPFIT_THROTTLE_COMPUTE", default="60/min"),
     },
+    # JSON bodies are read with a depth limit and refuse what no store holds (config/json_input).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.json_input.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "catalog.api.pagination.CatalogPagination",
     "DEFAULT_RENDERER_CLASSES": [

@@ -9,10 +9,10 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.services import user_team
+from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     created,
@@ -84,7 +84,7 @@ class CalibrationListView(VisibleRowsMixin, generics.ListCreateAPIView):
 
     serializer_class = CalibrationSerializer
     visible_to = staticmethod(calibration_visible_to)
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
 
     def create(self, request, *args, **kwargs) -> Response:
         if user_team(request.user) is None:

@@ -21,7 +21,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +28,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
+from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     created,
@@ -163,7 +163,7 @@ class PlanListView(VisibleRowsMixin, generics.ListCreateAPIView):
 
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     throttle_scope = "compute"  # POST ranks every build
 
     def create(self, request, *args, **kwargs) -> Response:

@@ -14,10 +14,10 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import generics, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
+from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     created,
@@ -148,7 +148,7 @@ class SimulationListView(generics.ListCreateAPIView):
     queryset = Simulation.objects.all()
     serializer_class = SimulationSummarySerializer
     permission_classes = [PlannerWrites]
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     filterset_class = SimulationFilterSet
     throttle_scope = "compute"  # POST queues minutes of CPU
 
