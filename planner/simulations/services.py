@@ -13,6 +13,8 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from accounts.models import Team
+from accounts.services import user_team
 from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION, RequestError
 from planner.engine.contract.simulation import simulation_from_dict, sweep_from_dict
@@ -51,18 +53,25 @@ def _publish(simulation: Simulation) -> None:
     Simulation.objects.filter(pk=simulation.pk).update(task_id=result.id)
 
 
-def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
-    """Queue a simulation, or return the row that already answers the same question.
+def simulation_hash(data: Any, team_id: int | None) -> str:
+    """A row's identity: the question and the team that asked it (None: no team)."""
+    return inputs_hash({"inputs": data, "team": team_id})
+
+
+def simulation_start(*, data: Any, user=None, team: Team | None = None) -> tuple[Simulation, bool]:
+    """Queue a simulation for `team` (by default the user's), or return the team's row that
+    already answers the same question.
 
     Returns (row, queued now). A question asked again while queued, running or done gets the
     same row back; one that failed, timed out or was cancelled is queued again. The task is
     sent after the row commits; if the broker refuses, the row is marked failed and
     `QueueUnavailable` is raised within the broker's connection timeout."""
+    team = team or user_team(user)
     if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
-        return _sweep_start(data=data, user=user)
+        return _sweep_start(data=data, user=user, team=team)
     question = simulation_question(data=data)  # RequestError names a bad field
     with transaction.atomic():
-        simulation, created = _row_for(data, kind=question.kind, user=user)
+        simulation, created = _row_for(data, kind=question.kind, user=user, team=team)
         if not created and (
             simulation.status == SimulationStatus.SUCCEEDED
             or (simulation.status in ACTIVE_STATUSES and not _lost(simulation))
@@ -79,14 +88,15 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
     return simulation, True
 
 
-def _row_for(data: Any, *, kind: str, user) -> tuple[Simulation, bool]:
-    """The row that answers `data`, locked until the transaction ends; made (queued, empty) when
-    the question is new. True when it was made now."""
+def _row_for(data: Any, *, kind: str, user, team: Team | None) -> tuple[Simulation, bool]:
+    """The team's row that answers `data`, locked until the transaction ends; made (queued,
+    empty) when the team has not asked it before. True when it was made now."""
     return Simulation.objects.select_for_update().get_or_create(
-        inputs_hash=inputs_hash(data),
+        inputs_hash=simulation_hash(data, team.pk if team else None),
         defaults={
             "kind": kind,
             "inputs": data,
+            "team": team,
             "created_by": user,
             "model_version": MODEL_VERSION,
         },
@@ -217,13 +227,13 @@ def _reset(simulation: Simulation, *, status: str) -> None:
     simulation.save()
 
 
-def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
+def _sweep_start(*, data: dict, user, team: Team | None) -> tuple[Simulation, bool]:
     """A sweep is a row of its own plus one simulation per candidate (reused when the same
     question was asked before), run as a Celery chord: the parts fan out as a group and a
     gathering task writes the comparison when all have finished."""
     sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
     with transaction.atomic():
-        parent, created = _row_for(data, kind=SimulationKind.SWEEP, user=user)
+        parent, created = _row_for(data, kind=SimulationKind.SWEEP, user=user, team=team)
         if not created and (
             parent.status in ACTIVE_STATUSES or parent.status == SimulationStatus.SUCCEEDED
         ):
@@ -231,7 +241,7 @@ def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
         _reset(parent, status=SimulationStatus.RUNNING)
         parts = []
         for part_data in sweep.parts:
-            part, made = _row_for(part_data, kind=part_data["kind"], user=user)
+            part, made = _row_for(part_data, kind=part_data["kind"], user=user, team=team)
             if (
                 not made
                 and part.status in FINISHED_STATUSES
@@ -280,7 +290,8 @@ def simulation_gather(*, simulation_id: int) -> str:
     parent = Simulation.objects.get(pk=simulation_id)
     if parent.status != SimulationStatus.RUNNING:
         return parent.status
-    parts = {p.inputs_hash: p for p in parent.parts.all()}
+    # By the question alone: a row's own hash covers its team too.
+    parts = {inputs_hash(p.inputs): p for p in parent.parts.all()}
     if any(p.status in ACTIVE_STATUSES for p in parts.values()):
         return "waiting"
     questions = [

@@ -26,6 +26,7 @@ from planner.messages.render import error_line, error_message
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS, SimulationForm
+from planner.simulations.selectors import simulation_visible_to
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
@@ -208,7 +209,9 @@ def _detail_context(request: HttpRequest, simulation: Simulation) -> dict[str, A
 @require_GET
 @vary_on_headers("HX-Request")
 def simulation_list(request: HttpRequest) -> HttpResponse:
-    filterset = SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all())
+    filterset = SimulationFilterSet(
+        request.GET or None, queryset=simulation_visible_to(request.user)
+    )
     page, query = list_page(request, filterset.qs)
     context = {
         "filter": filterset,
@@ -272,7 +275,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    simulation = get_object_or_404(Simulation, pk=pk)
+    simulation = get_object_or_404(simulation_visible_to(request.user), pk=pk)
     context = _detail_context(request, simulation)
     template = "planner/simulations/simulation_detail.html"
     if partial_wanted(request):
@@ -286,7 +289,7 @@ def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def simulation_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     require_role(request.user)
-    simulation = get_object_or_404(Simulation, pk=pk)
+    simulation = get_object_or_404(simulation_visible_to(request.user), pk=pk)
     cancelled = simulation_cancel(simulation=simulation)
     if partial_wanted(request):
         # The status swapped in says what happened; no message waits for the next page.
