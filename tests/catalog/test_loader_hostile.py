@@ -12,7 +12,7 @@ from django.db import models
 from catalog.loader import KINDS, NUMBER_LIMIT, CatalogDataError, read_rows
 from catalog.models import Accelerator
 from catalog.services import catalog_load
-from tests.catalog.test_loader import _edit_cell
+from tests.catalog.test_loader import edit_cell
 
 NOT_FINITE = ["NaN", "nan", "Infinity", "-inf", "1e308", "-1e308", "1e16"]
 FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)"]
@@ -55,7 +55,7 @@ def test_every_numeric_column_refuses_numbers_that_are_not_finite_or_too_large(
     data_dir, kind, column, value
 ):
     path, row = _first_row(data_dir, kind)
-    line = _edit_cell(path, row.values["slug"], column, value)
+    line = edit_cell(path, row.values["slug"], column, value)
     with pytest.raises(CatalogDataError) as caught:
         read_rows(kind, data_dir)
     error = caught.value
@@ -64,7 +64,7 @@ def test_every_numeric_column_refuses_numbers_that_are_not_finite_or_too_large(
 
 def test_the_limit_is_in_the_message(data_dir):
     path = data_dir / "accelerators" / "nvidia.csv"
-    _edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_bw_gb_s", "1e308")
+    edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_bw_gb_s", "1e308")
     with pytest.raises(CatalogDataError, match=re.escape(f"{NUMBER_LIMIT:g}")):
         read_rows("accelerators", data_dir)
 
@@ -72,7 +72,7 @@ def test_the_limit_is_in_the_message(data_dir):
 @pytest.mark.parametrize(("kind", "column", "value"), list(_cases(TEXT, FORMULAS)))
 def test_every_text_column_refuses_formula_like_text(data_dir, kind, column, value):
     path, row = _first_row(data_dir, kind)
-    line = _edit_cell(path, row.values["slug"], column, value)
+    line = edit_cell(path, row.values["slug"], column, value)
     with pytest.raises(CatalogDataError, match="formula") as caught:
         read_rows(kind, data_dir)
     assert (caught.value.path, caught.value.line, caught.value.field) == (path, line, column)
@@ -84,7 +84,7 @@ def test_every_data_file_refuses_bad_bytes_naming_line_and_field(data_dir, kind,
     path, row = _first_row(data_dir, kind)
     # The name (or another text cell) of the second line gets the bad bytes in its middle.
     column = "name" if "name" in path.read_text(encoding="utf-8").splitlines()[0] else "notes"
-    line = _edit_cell(path, row.values["slug"], column, "Abc MARK def")
+    line = edit_cell(path, row.values["slug"], column, "Abc MARK def")
     path.write_bytes(path.read_bytes().replace(b"MARK", bad, 1))
     with pytest.raises(CatalogDataError, match=words) as caught:
         read_rows(kind, data_dir)
@@ -94,7 +94,7 @@ def test_every_data_file_refuses_bad_bytes_naming_line_and_field(data_dir, kind,
 @pytest.mark.django_db
 def test_loadcatalog_stores_nothing_and_says_where_for_a_nan(data_dir):
     path = data_dir / "accelerators" / "nvidia.csv"
-    line = _edit_cell(path, "nvidia-h100-sxm5-80gb", "bf16_tflops", "NaN")
+    line = edit_cell(path, "nvidia-h100-sxm5-80gb", "bf16_tflops", "NaN")
     with pytest.raises(CommandError, match=f"nvidia.csv, line {line}, bf16_tflops"):
         call_command("loadcatalog", data_dir=data_dir)
     assert Accelerator.objects.count() == 0
@@ -104,7 +104,7 @@ def test_loadcatalog_stores_nothing_and_says_where_for_a_nan(data_dir):
 def test_a_catalog_loaded_before_keeps_its_figures_when_a_nan_arrives(data_dir):
     catalog_load(data_dir=data_dir)
     path = data_dir / "accelerators" / "nvidia.csv"
-    _edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_gib", "inf")
+    edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_gib", "inf")
     with pytest.raises(CatalogDataError):
         catalog_load(data_dir=data_dir)
     assert Accelerator.objects.get(slug="nvidia-h100-sxm5-80gb").memory_gib == 80
