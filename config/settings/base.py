@@ -214,6 +214,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=15 * 60)
+SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=14 * 60)
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -221,13 +222,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 # Give up publishing after 2 s when the broker is down, instead of retrying for ever.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# An unacknowledged task (its worker died) is delivered again after this many seconds. It must
+# exceed the longest task, or a run still going is delivered a second time: so it is the longest
+# hard time limit plus a minute (production refuses less).
+CELERY_VISIBILITY_TIMEOUT_S = env.int(
+    "CELERY_VISIBILITY_TIMEOUT_S",
+    default=max(CELERY_TASK_TIME_LIMIT, SIMULATION_SOFT_TIME_LIMIT_S + 30) + 60,
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
-        # An unacknowledged task (its worker died) is delivered again after this many
-        # seconds; it must exceed the longest task.
-        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_S", default=3600),
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
     }
     # The options are Redis's; SQLAlchemy's transport would hand them to create_engine().
     if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
@@ -243,7 +249,18 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 # A worker whose broker went away keeps trying to reconnect (every 2 s, backing off to 30 s)
 # instead of exiting after 100 tries: it resumes consuming as soon as the broker is back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
+# Simulations stuck in queued or running past their hard time limit plus a grace (their task
+# was lost: Redis restarted without persistence, a worker was killed) are queued again by this
+# periodic task; `make run` and docker-compose start Celery beat beside the worker.
+CELERY_BEAT_SCHEDULE = {
+    "simulations-requeue-stuck": {
+        "task": "planner.simulation.requeue_stuck",
+        "schedule": env.float("SIMULATION_REQUEUE_EVERY_S", default=60.0),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env(
+    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule")
+)
 
 # LOG_FORMAT=json writes one JSON object per line to stdout (production's default).
 LOGGING = logging_config(

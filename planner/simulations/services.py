@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -26,8 +26,10 @@ log = logging.getLogger(__name__)
 
 # Progress is written at most this often, so a fast run does not hammer the database.
 PROGRESS_EVERY_S = 0.5
-# A running row this long past its hard time limit counts as lost (see `_lost`).
+# A queued or running row this long past its hard time limit counts as lost (see `_lost`).
 LOST_GRACE_S = 60
+# Celery's hard limit comes this long after the soft one, which lets the run write "timed out".
+HARD_LIMIT_MARGIN_S = 30
 
 
 class QueueUnavailable(Exception):
@@ -48,7 +50,10 @@ def _publish(simulation: Simulation) -> None:
     # Celery carries the limits in the message; reading them here keeps them current.
     limit = settings.SIMULATION_SOFT_TIME_LIMIT_S
     result = simulation_run_task.apply_async(
-        args=[simulation.pk], retry=False, soft_time_limit=limit, time_limit=limit + 30
+        args=[simulation.pk],
+        retry=False,
+        soft_time_limit=limit,
+        time_limit=limit + HARD_LIMIT_MARGIN_S,
     )
     Simulation.objects.filter(pk=simulation.pk).update(task_id=result.id)
 
@@ -112,14 +117,61 @@ def _not_queued(rows: QuerySet[Simulation], exc: Exception) -> None:
     )
 
 
+def _stuck_before() -> datetime:
+    """Rows queued or started before this are stuck: past the hard time limit (Celery kills a
+    run there) plus a grace, no worker can still be on them."""
+    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + HARD_LIMIT_MARGIN_S
+    return timezone.now() - timedelta(seconds=hard_limit_s + LOST_GRACE_S)
+
+
+def _stuck_rows() -> Q:
+    before = _stuck_before()
+    return Q(status=SimulationStatus.QUEUED, queued_at__lt=before) | Q(
+        status=SimulationStatus.RUNNING, started_at__lt=before
+    )
+
+
 def _lost(simulation: Simulation) -> bool:
-    """A run still marked running after its hard time limit has passed: no worker can still be
-    on it (Celery kills it at that limit), so its task was lost — the database stayed down
-    past the task's retries, say — and asking again queues it afresh."""
-    if simulation.status != SimulationStatus.RUNNING or simulation.started_at is None:
-        return False
-    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + 30
-    return timezone.now() - simulation.started_at > timedelta(seconds=hard_limit_s + LOST_GRACE_S)
+    """A run still queued or running past its hard time limit plus a grace: its task was lost
+    (the broker restarted without persistence, its worker was killed, the database stayed down
+    past the task's retries), and asking again queues it afresh."""
+    if simulation.kind == SimulationKind.SWEEP:
+        return False  # a sweep's gathering task waits for its parts on a budget of its own
+    return Simulation.objects.filter(_stuck_rows(), pk=simulation.pk).exists()
+
+
+def simulation_requeue_stuck() -> list[int]:
+    """Queue again every simulation stuck in queued or running (see `_lost`); the periodic task
+    calls this. Each row is taken by a compare-and-set on its status and time, so two callers
+    at once (two beats, a beat and a person asking again) re-queue it exactly once; a task of
+    the old run that is delivered late finds the row claimed or finished and does nothing.
+    Returns the ids queued again."""
+    requeued = []
+    stuck = Simulation.objects.filter(_stuck_rows()).exclude(kind=SimulationKind.SWEEP)
+    for row in stuck.only("pk", "status", "queued_at", "started_at"):
+        taken = Simulation.objects.filter(
+            pk=row.pk, status=row.status, queued_at=row.queued_at, started_at=row.started_at
+        ).update(
+            status=SimulationStatus.QUEUED,
+            queued_at=timezone.now(),
+            started_at=None,
+            progress=0.0,
+            task_id="",
+        )
+        if not taken:
+            continue
+        try:
+            _publish(Simulation(pk=row.pk))
+        except Exception as exc:  # the broker is still down: the next round tries again
+            log.warning("simulation %s not re-queued: %s", row.pk, exc)
+            stuck_since = row.queued_at if row.status == SimulationStatus.QUEUED else row.started_at
+            Simulation.objects.filter(pk=row.pk, status=SimulationStatus.QUEUED, task_id="").update(
+                queued_at=stuck_since
+            )
+            break
+        log.info("simulation %s was stuck %s and is queued again", row.pk, row.status)
+        requeued.append(row.pk)
+    return requeued
 
 
 def simulation_cancel(*, simulation: Simulation) -> bool:
@@ -277,7 +329,9 @@ def _publish_sweep(parent: Simulation, queued: list[Simulation]) -> None:
         gather.apply_async(retry=False)
         return
     header = [
-        simulation_run_task.si(part.pk).set(soft_time_limit=limit, time_limit=limit + 30)
+        simulation_run_task.si(part.pk).set(
+            soft_time_limit=limit, time_limit=limit + HARD_LIMIT_MARGIN_S
+        )
         for part in queued
     ]
     result = chord(header)(gather)
