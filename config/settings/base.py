@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.metrics.PrometheusMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiErrorsAsJsonMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
@@ -58,7 +59,34 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
 
+# Content-Security-Policy (config/middleware.py): everything from our own origin; inline style
+# attributes allowed (templates and htmx use them), inline scripts never.
+FLOPFIT_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "font-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# Swagger UI and ReDoc (drf-spectacular's sidecar files) start from an inline script and ReDoc
+# runs its renderer in a blob: worker.
+FLOPFIT_CSP_API_DOCS_PATHS = ("/api/docs/", "/api/redoc/")
+FLOPFIT_CSP_API_DOCS = {
+    **FLOPFIT_CSP,
+    "script-src": ["'self'", "'unsafe-inline'"],
+    "worker-src": ["'self'", "blob:"],
+}
+
 LOGIN_URL = "accounts:login"
+# Wrong passwords one account may take before the login forms refuse it for the lockout period
+# (accounts/lockout.py); each failure restarts the period.
+FLOPFIT_LOGIN_FAILURES = env.int("FLOPFIT_LOGIN_FAILURES", default=5)
+FLOPFIT_LOGIN_LOCKOUT_S = env.int("FLOPFIT_LOGIN_LOCKOUT_S", default=15 * 60)
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 

@@ -27,7 +27,9 @@ def _positive(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise problem(_("must be a positive number"))
     if value > MAX_MEASURED:
-        raise problem(_("must be at most {most}"), most=f"{MAX_MEASURED:g}")
+        raise problem(
+            _("must be at most {bound}, not {value}"), bound=f"{MAX_MEASURED:g}", value=f"{value:g}"
+        )
     return value
 
 
