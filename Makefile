@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install lock run migrate loadcatalog loadprices demousers worker beat test test-slow lint format \
+.PHONY: install lock run migrate loadcatalog loadprices demousers worker beat test test-slow fuzz lint format \
 	messages validate bench clean
 
 install: $(VENV)/.installed
@@ -74,6 +74,14 @@ test: install
 
 test-slow: install
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# The API fuzz of tests/test_api_fuzz.py searching harder: FUZZ_EXAMPLES per operation and
+# generation mode (the suite's own run uses 15), stopped after FUZZ_TIME_S.
+FUZZ_EXAMPLES ?= 100
+FUZZ_TIME_S ?= 1200
+fuzz: install
+	FLOPFIT_FUZZ_MAX_EXAMPLES=$(FUZZ_EXAMPLES) timeout $(FUZZ_TIME_S) \
+		$(BIN)/python -m pytest tests/test_api_fuzz.py -m slow -p no:randomly $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
