@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install lock run migrate loadcatalog loadprices loadfaults demousers worker test test-slow lint format \
+.PHONY: install lock run migrate loadcatalog loadprices loadfaults demousers worker beat test test-slow fuzz lint format \
 	messages validate bench clean
 
 install: $(VENV)/.installed
@@ -53,15 +53,22 @@ demousers: migrate
 	$(MANAGE) setuproles
 	$(MANAGE) demousers
 
-# Web server and Celery worker side by side; Ctrl-C stops both.
+# Web server and Celery worker side by side; Ctrl-C stops both. The worker runs Celery beat
+# inside it (-B), which starts the periodic tasks (CELERY_BEAT_SCHEDULE: simulations whose task
+# was lost are queued again), on the same embedded SQLite broker.
 run: loadprices loadfaults demousers
 	@echo "flopfit on http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@trap 'kill $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null' EXIT INT TERM; \
-	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2 & WORKER=$$!; \
+	$(BIN)/celery -A config worker -B --loglevel=INFO --concurrency=2 & WORKER=$$!; \
 	$(MANAGE) runserver $(HOST):$(PORT)
 
+# A worker alone, for more workers beside `make run` or `make beat`.
 worker: install
 	$(BIN)/celery -A config worker --loglevel=INFO
+
+# The periodic tasks alone: exactly one beat per installation.
+beat: install
+	$(BIN)/celery -A config beat --loglevel=INFO
 
 # The everyday suite. Tests marked `slow` (browser walks, faults at production settings, the
 # long API fuzz, many writers racing) run with `make test-slow`; CI runs both.
@@ -70,6 +77,14 @@ test: install
 
 test-slow: install
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# The API fuzz of tests/test_api_fuzz.py searching harder: FUZZ_EXAMPLES per operation and
+# generation mode (the suite's own run uses 15), stopped after FUZZ_TIME_S.
+FUZZ_EXAMPLES ?= 100
+FUZZ_TIME_S ?= 1200
+fuzz: install
+	FLOPFIT_FUZZ_MAX_EXAMPLES=$(FUZZ_EXAMPLES) timeout $(FUZZ_TIME_S) \
+		$(BIN)/python -m pytest tests/test_api_fuzz.py -m slow -p no:randomly $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,6 +1,38 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from accounts.lockout import LockoutAdminAuthenticationForm, login_unlock
 from accounts.models import ApiToken, Profile, Team
+
+# The admin's own login counts wrong passwords like the site's (accounts/lockout.py).
+admin.site.login_form = LockoutAdminAuthenticationForm
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class LockoutUserAdmin(UserAdmin):
+    actions = ["unlock"]
+
+    @admin.action(description=_("Unlock: forget failed sign-ins"))
+    def unlock(self, request, queryset) -> None:
+        usernames = list(queryset.values_list("username", flat=True))
+        for username in usernames:
+            login_unlock(username=username)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d account may sign in again.",
+                "%(count)d accounts may sign in again.",
+                len(usernames),
+            )
+            % {"count": len(usernames)},
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Team)

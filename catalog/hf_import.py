@@ -6,12 +6,12 @@ data files stay the one place a model is described."""
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalog.loader import DATA_DIR, CatalogDataError
+from config.json_input import loads
 from planner.adapters import UNGATED_FAMILIES
 from planner.engine import RequestError
 from planner.engine.hf_config import hf_shape
@@ -95,10 +95,10 @@ def model_row(config: dict[str, Any], entry: CatalogEntry, *, path: Path) -> dic
 
 def read_config(path: Path) -> dict[str, Any]:
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = loads(path.read_bytes())
     except OSError as exc:
         raise CatalogDataError(path, None, None, f"cannot read it: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not JSON, not UTF-8, or refused by config.json_input
         raise CatalogDataError(path, None, None, f"not a JSON file: {exc}") from None
     if not isinstance(config, dict):
         raise CatalogDataError(path, None, None, "a config.json holds one JSON object")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,15 @@ KINDS: dict[str, type[models.Model]] = {
     "models": ModelArchitecture,
     "servers": ServerPlatform,
 }
+
+
+# The largest magnitude a catalog figure may have. The biggest real one is a parameter count
+# (DeepSeek-V3: 6.7e11, catalog/data/models); 1e15 leaves room for any model to come and keeps
+# every product the engine forms (bytes, FLOPs, watts x hours) finite.
+NUMBER_LIMIT = 1e15
+# A text cell starting with one of these is run as a formula by the spreadsheet a curator opens
+# an export in (OWASP, "CSV Injection"); no name, note or URL needs to.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class CatalogDataError(Exception):
@@ -54,6 +65,50 @@ def data_digest(data_dir: Path = DATA_DIR) -> str:
     return digest.hexdigest()
 
 
+def _locate(data: bytes, offset: int) -> tuple[int, str | None]:
+    """The line (from 1) and the header's column name of the byte at `offset`."""
+    line = data.count(b"\n", 0, offset) + 1
+    header = next(csv.reader([data.split(b"\n", 1)[0].decode("utf-8", "replace")]), [])
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    prefix = data[line_start:offset].decode("utf-8", "replace")
+    index = max(len(next(csv.reader([prefix]), [])) - 1, 0) if prefix else 0
+    return line, header[index] if index < len(header) else None
+
+
+def read_text(path: Path) -> str:
+    """A data file's text; bytes that are not UTF-8, or a NUL, fail naming file, line and
+    column (Python's csv module would stop at them with a traceback or keep the NUL)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CatalogDataError(path, None, None, f"cannot read it: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _locate(data, exc.start)
+        message = f"not UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+        raise CatalogDataError(path, line, column, message) from None
+    if "\x00" in text:
+        line, column = _locate(data, data.index(b"\x00"))
+        raise CatalogDataError(path, line, column, "holds a NUL (0x00) character")
+    return text
+
+
+def _check_text(raw: str) -> None:
+    if raw.startswith(FORMULA_STARTS):
+        raise ValidationError(
+            f"{raw[:20]!r} starts with {raw[0]!r}, which a spreadsheet runs as a formula"
+        )
+
+
+def _check_number(raw: str, value: object) -> None:
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number):
+        raise ValidationError(f"{raw!r} is not a finite number")
+    if abs(number) > NUMBER_LIMIT:
+        raise ValidationError(f"{raw!r} is beyond the limit of {NUMBER_LIMIT:g} in magnitude")
+
+
 def _convert(field: models.Field, raw: str) -> object:
     raw = raw.strip()
     if raw == "":
@@ -66,6 +121,9 @@ def _convert(field: models.Field, raw: str) -> object:
         if field.has_default():
             return field.get_default()
         raise ValidationError("a value is required")
+    if isinstance(field, models.JSONField | models.CharField | models.TextField):
+        for word in raw.split() if isinstance(field, models.JSONField) else [raw]:
+            _check_text(word)
     if isinstance(field, models.JSONField):
         return raw.split()
     if isinstance(field, models.DateField):
@@ -78,7 +136,10 @@ def _convert(field: models.Field, raw: str) -> object:
         if raw not in {"true", "false"}:
             raise ValidationError(f"{raw!r} is not true or false")
         return raw == "true"
-    return field.to_python(raw)
+    value = field.to_python(raw)
+    if isinstance(field, models.FloatField | models.DecimalField | models.IntegerField):
+        _check_number(raw, value)
+    return value
 
 
 def read_rows(kind: str, data_dir: Path = DATA_DIR) -> list[Row]:
@@ -86,7 +147,7 @@ def read_rows(kind: str, data_dir: Path = DATA_DIR) -> list[Row]:
     rows: list[Row] = []
     seen: dict[str, tuple[Path, int]] = {}
     for path in sorted((data_dir / kind).glob("*.csv")):
-        with path.open(newline="", encoding="utf-8") as handle:
+        with io.StringIO(read_text(path), newline="") as handle:
             reader = csv.DictReader(handle)
             fields = {}
             for column in reader.fieldnames or []:

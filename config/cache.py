@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
@@ -122,6 +123,12 @@ class FailOpenRedisCache(RedisCache):
             return super().clear()
         except UNAVAILABLE as exc:
             return self._missed("clear", exc, False)
+
+
+def redis_database(url: str, database: int) -> str:
+    """The same Redis server as `url`, another database: redis://h:6379/0 -> redis://h:6379/2."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def cache_config(url: str, *, timeout_s: float) -> dict[str, Any]:

@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 # The suite's own service URLs; a process that must run on its own files gets none of them.
-SERVICE_URL_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+SERVICE_URL_VARIABLES = (
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+    "CACHE_URL",
+    "REDIS_URL",
+)
+# Production wants both (config/settings/production.py). The cache fails open, so a process
+# runs whether or not a Redis answers there.
+METRICS_TOKEN = "metrics-token-for-the-tests-" + "0" * 8
+PRODUCTION_CACHE_URL = "redis://127.0.0.1:6379/14"
 
 
 def free_port() -> int:
@@ -71,6 +81,8 @@ def production_environment(folder: Path, *, allowed_hosts: str, **overrides: str
         "ALLOWED_HOSTS": allowed_hosts,
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "CELERY_BROKER_URL": f"sqla+sqlite:///{folder / 'broker.sqlite3'}",
+        "CACHE_URL": PRODUCTION_CACHE_URL,
+        "FLOPFIT_METRICS_TOKEN": METRICS_TOKEN,
         **overrides,
     }
 

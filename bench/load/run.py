@@ -108,6 +108,7 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
             "CELERY_BROKER_URL": args.broker_url,
             "CELERY_RESULT_BACKEND": args.results_url,
             "CACHE_URL": args.cache_url,
+            "FLOPFIT_METRICS_TOKEN": secrets.token_urlsafe(32),
             # collectstatic writes here, not to the shared var/staticfiles.
             "DJANGO_STATIC_ROOT": str(ROOT / "var" / "load" / "staticfiles"),
             "FLOPFIT_THROTTLE_ANON": THROTTLE_RATE,

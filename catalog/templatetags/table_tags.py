@@ -35,14 +35,15 @@ class Column:
 
 
 def as_column(label: str | Promise | Column) -> Column:
-    """A label as a column; a label the template translates, `_(...)`, has its
-    percent signs doubled, as Django's {% translate %} has, and restored here as there."""
+    """A label as a column. Django looks a template's `_(...)` up with its percent signs
+    doubled, as {% translate %} does, but makemessages extracts it from a tag's arguments with
+    single ones: a label that comes back doubled is restored and looked up as extracted."""
     if isinstance(label, Column):
         return label
     if not isinstance(label, str | Promise) or not str(label):
         raise template.TemplateSyntaxError(f"a column needs a label, not {label!r}")
     text = str(label)
-    restored = text.replace("%%", "%")
+    restored = gettext(text.replace("%%", "%")) if "%%" in text else text
     return Column(label=mark_safe(restored) if isinstance(text, SafeData) else restored)
 
 

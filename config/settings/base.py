@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.metrics.PrometheusMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiErrorsAsJsonMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
@@ -58,7 +59,34 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
 
+# Content-Security-Policy (config/middleware.py): everything from our own origin; inline style
+# attributes allowed (templates and htmx use them), inline scripts never.
+FLOPFIT_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "font-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# Swagger UI and ReDoc (drf-spectacular's sidecar files) start from an inline script and ReDoc
+# runs its renderer in a blob: worker.
+FLOPFIT_CSP_API_DOCS_PATHS = ("/api/docs/", "/api/redoc/")
+FLOPFIT_CSP_API_DOCS = {
+    **FLOPFIT_CSP,
+    "script-src": ["'self'", "'unsafe-inline'"],
+    "worker-src": ["'self'", "blob:"],
+}
+
 LOGIN_URL = "accounts:login"
+# Wrong passwords one account may take before the login forms refuse it for the lockout period
+# (accounts/lockout.py); each failure restarts the period.
+FLOPFIT_LOGIN_FAILURES = env.int("FLOPFIT_LOGIN_FAILURES", default=5)
+FLOPFIT_LOGIN_LOCKOUT_S = env.int("FLOPFIT_LOGIN_LOCKOUT_S", default=15 * 60)
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
@@ -148,6 +176,12 @@ REST_FRAMEWORK = {
         "user": env("FLOPFIT_THROTTLE_USER", default="1200/min"),
         "compute": env("FLOPFIT_THROTTLE_COMPUTE", default="60/min"),
     },
+    # JSON bodies are read with a depth limit and refuse what no store holds (config/json_input).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.json_input.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "catalog.api.pagination.CatalogPagination",
     "DEFAULT_RENDERER_CLASSES": [
@@ -208,6 +242,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=15 * 60)
+SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=14 * 60)
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -215,13 +250,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 # Give up publishing after 2 s when the broker is down, instead of retrying for ever.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# An unacknowledged task (its worker died) is delivered again after this many seconds. It must
+# exceed the longest task, or a run still going is delivered a second time: so it is the longest
+# hard time limit plus a minute (production refuses less).
+CELERY_VISIBILITY_TIMEOUT_S = env.int(
+    "CELERY_VISIBILITY_TIMEOUT_S",
+    default=max(CELERY_TASK_TIME_LIMIT, SIMULATION_SOFT_TIME_LIMIT_S + 30) + 60,
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
-        # An unacknowledged task (its worker died) is delivered again after this many
-        # seconds; it must exceed the longest task.
-        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT_S", default=3600),
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
     }
     # The options are Redis's; SQLAlchemy's transport would hand them to create_engine().
     if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
@@ -237,7 +277,18 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 # A worker whose broker went away keeps trying to reconnect (every 2 s, backing off to 30 s)
 # instead of exiting after 100 tries: it resumes consuming as soon as the broker is back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-SIMULATION_SOFT_TIME_LIMIT_S = env.int("SIMULATION_SOFT_TIME_LIMIT_S", default=600)
+# Simulations stuck in queued or running past their hard time limit plus a grace (their task
+# was lost: Redis restarted without persistence, a worker was killed) are queued again by this
+# periodic task; `make run` and docker-compose start Celery beat beside the worker.
+CELERY_BEAT_SCHEDULE = {
+    "simulations-requeue-stuck": {
+        "task": "planner.simulation.requeue_stuck",
+        "schedule": env.float("SIMULATION_REQUEUE_EVERY_S", default=60.0),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env(
+    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule")
+)
 
 # LOG_FORMAT=json writes one JSON object per line to stdout (production's default).
 LOGGING = logging_config(

@@ -7,12 +7,16 @@ import logging
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.cache import cache_config, redis_database
 from config.logging import logging_config
 from config.settings.base import *  # noqa: F403
 from config.settings.base import env
 
 # Django's own deployment check (security.W009) wants at least this many characters.
 SECRET_KEY_MIN_LENGTH = 50
+METRICS_TOKEN_MIN_LENGTH = 32
+# The cache's database on the broker's Redis when CACHE_URL is not set (docker-compose's too).
+BROKER_CACHE_DATABASE = 2
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -68,5 +72,33 @@ LOGGING = logging_config(
 # logger, so they reach stdout as JSON lines like every other record, not as bare text.
 logging.captureWarnings(True)
 
-# When set, /metrics answers only requests that carry `Authorization: Bearer <token>`.
+# /metrics answers only requests that carry `Authorization: Bearer <token>`: it names every
+# route and its traffic, which is nobody's business outside the monitoring.
 FLOPFIT_METRICS_TOKEN = env("FLOPFIT_METRICS_TOKEN", default="")
+if len(FLOPFIT_METRICS_TOKEN) < METRICS_TOKEN_MIN_LENGTH:
+    raise ImproperlyConfigured(
+        f"Set FLOPFIT_METRICS_TOKEN to a random value of at least {METRICS_TOKEN_MIN_LENGTH} "
+        "characters: /metrics wants it as a bearer token"
+    )
+
+# API throttling counts in the cache. This process's memory would let each gunicorn worker
+# count alone (6 workers: six times the documented rate), so production wants Redis: CACHE_URL,
+# or else the broker's Redis server (database 2).
+if not CACHES["default"]["BACKEND"].endswith("RedisCache"):  # noqa: F405
+    if not CELERY_BROKER_URL.startswith(("redis://", "rediss://")):  # noqa: F405
+        raise ImproperlyConfigured(
+            "Set CACHE_URL to a redis:// URL: API throttling counts in the cache, and a "
+            "per-process cache lets every web worker count on its own"
+        )
+    CACHES["default"] = cache_config(  # noqa: F405
+        redis_database(CELERY_BROKER_URL, BROKER_CACHE_DATABASE),  # noqa: F405
+        timeout_s=env.float("REDIS_CACHE_TIMEOUT_S", default=0.5),
+    )
+
+# A task not acknowledged is delivered again after the visibility timeout; shorter than a task
+# may run, and a run still going would be delivered (and started) twice.
+_LONGEST_TASK_S = max(CELERY_TASK_TIME_LIMIT, SIMULATION_SOFT_TIME_LIMIT_S + 30)  # noqa: F405
+if CELERY_VISIBILITY_TIMEOUT_S <= _LONGEST_TASK_S:  # noqa: F405
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT_S must exceed the longest task time limit ({_LONGEST_TASK_S} s)"
+    )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from config.json_input import JsonInputError, loads
 
 # A probe report is a few kilobytes (tests/fixtures/h200-probe.json is 4 KB); anything near
 # this is not one, and is refused before it is read.
@@ -36,8 +37,9 @@ class CalibrationUploadForm(forms.Form):
                 % {"size": filesizeformat(upload.size), "limit": filesizeformat(MAX_UPLOAD_BYTES)}
             )
         try:
-            return json.loads(upload.read())
-        except (UnicodeDecodeError, ValueError):
-            raise forms.ValidationError(
-                _("This is not JSON; upload the report flopfit-probe wrote.")
-            ) from None
+            return loads(upload.read())
+        except ValueError as exc:
+            message = _("This is not JSON; upload the report flopfit-probe wrote.")
+            if isinstance(exc, JsonInputError):  # say which value, and what is wrong with it
+                message = f"{message} ({exc})"
+            raise forms.ValidationError(message) from None

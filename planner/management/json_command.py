@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand
 
+from config.json_input import loads
 from planner.engine import RequestError
 
 EXIT_BAD_INPUT = 2
@@ -35,22 +36,28 @@ class JsonQuestionCommand(BaseCommand):
         )
 
     def question(self, file: str) -> Any:
-        """The JSON question in `file` (`-`: standard input); a file that cannot be read or is
-        not JSON fails with one line."""
+        """The JSON question in `file` (`-`: standard input); a file that cannot be read, is
+        not UTF-8, is not JSON or holds what no store accepts (config/json_input) fails with
+        one line."""
         try:
             if file == "-":
-                text = sys.stdin.read()
+                stdin = getattr(sys.stdin, "buffer", sys.stdin)
+                text = stdin.read()
             else:
-                with open(file, encoding="utf-8") as handle:
+                with open(file, "rb") as handle:
                     text = handle.read()
         except OSError as exc:
             self.fail(f"file: cannot read {file!r}: {exc.strerror}")
+        except UnicodeDecodeError as exc:  # a text-mode stdin that is not UTF-8
+            self.fail(f"request: not UTF-8 (byte {exc.start} cannot be decoded)")
         try:
-            return json.loads(text)
+            return loads(text)
         except json.JSONDecodeError as exc:
             self.fail(
                 f"request: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             )
+        except ValueError as exc:  # JsonInputError: names the value at fault
+            self.fail(str(exc))
 
     def fail(self, message: str) -> NoReturn:
         self.stderr.write(f"error: {message}")

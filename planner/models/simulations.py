@@ -10,19 +10,27 @@ from planner.choices import (
     SimulationKind,
     SimulationStatus,
 )
-from planner.models.fields import created_by_field
+from planner.models.fields import created_by_field, optional_link
 
 
 class Simulation(models.Model):
     """A heavy run queued to a worker: its question, where it stands, and its answer.
 
-    One row per distinct question (`inputs_hash`): asking again returns the same row, and the
-    result is written once. The row survives a worker that dies mid-run; the re-delivered task
-    picks it up again."""
+    One row per distinct question and team (`inputs_hash` covers both): asking again within a
+    team returns the same row, and the result is written once; another team asking the same
+    question gets a row of its own, so one team's cancel never stops another's run. A row with
+    no team (started from the command line) is seen by admins only. The row survives a worker
+    that dies mid-run; the re-delivered task picks it up again."""
 
     kind = models.CharField(_("kind"), max_length=10, choices=SimulationKind.choices)
     inputs = models.JSONField(_("inputs"))
-    inputs_hash = models.CharField(_("inputs hash"), max_length=64, unique=True)
+    inputs_hash = models.CharField(
+        _("inputs hash"),
+        max_length=64,
+        unique=True,
+        help_text=_("SHA-256 of the question and the team that asked it"),
+    )
+    team = optional_link("accounts.Team", _("team"), related_name="simulations")
     status = models.CharField(
         _("status"),
         max_length=10,

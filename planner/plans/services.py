@@ -126,4 +126,4 @@ def plan_sweep_start(
             "top", gettext_noop("a sweep needs at least {least} viable builds"), least=SWEEP_MIN
         )
     question = sweep_question(plan, chosen, build_names(plan))
-    return simulation_start(data=question, user=user)
+    return simulation_start(data=question, user=user, team=plan.team)

@@ -17,6 +17,7 @@ team only. Any problem is a CatalogDataError naming the file, the line and the c
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -25,7 +26,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from catalog.loader import DATA_DIR, CatalogDataError
+from catalog.loader import DATA_DIR, CatalogDataError, read_text
 from planner.choices import PriceItem, PriceKind
 from planner.models import Price
 from planner.prices.cells import (
@@ -211,7 +212,7 @@ def _check_header(path: Path, header: list[str], columns: list[str]) -> None:
 
 def _read_file(path: Path, kind: str, columns: list[str]) -> list[ReferenceRow]:
     rows = []
-    with path.open(newline="", encoding="utf-8") as handle:
+    with io.StringIO(read_text(path), newline="") as handle:
         reader = csv.DictReader(handle)
         _check_header(path, list(reader.fieldnames or []), columns)
         for record in reader:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -13,6 +13,8 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from accounts.models import Team
+from accounts.services import user_team
 from planner.choices import ACTIVE_STATUSES, FINISHED_STATUSES, SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION, RequestError
 from planner.engine.contract.simulation import simulation_from_dict, sweep_from_dict
@@ -24,8 +26,10 @@ log = logging.getLogger(__name__)
 
 # Progress is written at most this often, so a fast run does not hammer the database.
 PROGRESS_EVERY_S = 0.5
-# A running row this long past its hard time limit counts as lost (see `_lost`).
+# A queued or running row this long past its hard time limit counts as lost (see `_lost`).
 LOST_GRACE_S = 60
+# Celery's hard limit comes this long after the soft one, which lets the run write "timed out".
+HARD_LIMIT_MARGIN_S = 30
 
 
 class QueueUnavailable(Exception):
@@ -46,23 +50,33 @@ def _publish(simulation: Simulation) -> None:
     # Celery carries the limits in the message; reading them here keeps them current.
     limit = settings.SIMULATION_SOFT_TIME_LIMIT_S
     result = simulation_run_task.apply_async(
-        args=[simulation.pk], retry=False, soft_time_limit=limit, time_limit=limit + 30
+        args=[simulation.pk],
+        retry=False,
+        soft_time_limit=limit,
+        time_limit=limit + HARD_LIMIT_MARGIN_S,
     )
     Simulation.objects.filter(pk=simulation.pk).update(task_id=result.id)
 
 
-def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
-    """Queue a simulation, or return the row that already answers the same question.
+def simulation_hash(data: Any, team_id: int | None) -> str:
+    """A row's identity: the question and the team that asked it (None: no team)."""
+    return inputs_hash({"inputs": data, "team": team_id})
+
+
+def simulation_start(*, data: Any, user=None, team: Team | None = None) -> tuple[Simulation, bool]:
+    """Queue a simulation for `team` (by default the user's), or return the team's row that
+    already answers the same question.
 
     Returns (row, queued now). A question asked again while queued, running or done gets the
     same row back; one that failed, timed out or was cancelled is queued again. The task is
     sent after the row commits; if the broker refuses, the row is marked failed and
     `QueueUnavailable` is raised within the broker's connection timeout."""
+    team = team or user_team(user)
     if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
-        return _sweep_start(data=data, user=user)
+        return _sweep_start(data=data, user=user, team=team)
     question = simulation_question(data=data)  # RequestError names a bad field
     with transaction.atomic():
-        simulation, created = _row_for(data, kind=question.kind, user=user)
+        simulation, created = _row_for(data, kind=question.kind, user=user, team=team)
         if not created and (
             simulation.status == SimulationStatus.SUCCEEDED
             or (simulation.status in ACTIVE_STATUSES and not _lost(simulation))
@@ -79,14 +93,15 @@ def simulation_start(*, data: Any, user=None) -> tuple[Simulation, bool]:
     return simulation, True
 
 
-def _row_for(data: Any, *, kind: str, user) -> tuple[Simulation, bool]:
-    """The row that answers `data`, locked until the transaction ends; made (queued, empty) when
-    the question is new. True when it was made now."""
+def _row_for(data: Any, *, kind: str, user, team: Team | None) -> tuple[Simulation, bool]:
+    """The team's row that answers `data`, locked until the transaction ends; made (queued,
+    empty) when the team has not asked it before. True when it was made now."""
     return Simulation.objects.select_for_update().get_or_create(
-        inputs_hash=inputs_hash(data),
+        inputs_hash=simulation_hash(data, team.pk if team else None),
         defaults={
             "kind": kind,
             "inputs": data,
+            "team": team,
             "created_by": user,
             "model_version": MODEL_VERSION,
         },
@@ -102,14 +117,61 @@ def _not_queued(rows: QuerySet[Simulation], exc: Exception) -> None:
     )
 
 
+def _stuck_before() -> datetime:
+    """Rows queued or started before this are stuck: past the hard time limit (Celery kills a
+    run there) plus a grace, no worker can still be on them."""
+    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + HARD_LIMIT_MARGIN_S
+    return timezone.now() - timedelta(seconds=hard_limit_s + LOST_GRACE_S)
+
+
+def _stuck_rows() -> Q:
+    before = _stuck_before()
+    return Q(status=SimulationStatus.QUEUED, queued_at__lt=before) | Q(
+        status=SimulationStatus.RUNNING, started_at__lt=before
+    )
+
+
 def _lost(simulation: Simulation) -> bool:
-    """A run still marked running after its hard time limit has passed: no worker can still be
-    on it (Celery kills it at that limit), so its task was lost — the database stayed down
-    past the task's retries, say — and asking again queues it afresh."""
-    if simulation.status != SimulationStatus.RUNNING or simulation.started_at is None:
-        return False
-    hard_limit_s = settings.SIMULATION_SOFT_TIME_LIMIT_S + 30
-    return timezone.now() - simulation.started_at > timedelta(seconds=hard_limit_s + LOST_GRACE_S)
+    """A run still queued or running past its hard time limit plus a grace: its task was lost
+    (the broker restarted without persistence, its worker was killed, the database stayed down
+    past the task's retries), and asking again queues it afresh."""
+    if simulation.kind == SimulationKind.SWEEP:
+        return False  # a sweep's gathering task waits for its parts on a budget of its own
+    return Simulation.objects.filter(_stuck_rows(), pk=simulation.pk).exists()
+
+
+def simulation_requeue_stuck() -> list[int]:
+    """Queue again every simulation stuck in queued or running (see `_lost`); the periodic task
+    calls this. Each row is taken by a compare-and-set on its status and time, so two callers
+    at once (two beats, a beat and a person asking again) re-queue it exactly once; a task of
+    the old run that is delivered late finds the row claimed or finished and does nothing.
+    Returns the ids queued again."""
+    requeued = []
+    stuck = Simulation.objects.filter(_stuck_rows()).exclude(kind=SimulationKind.SWEEP)
+    for row in stuck.only("pk", "status", "queued_at", "started_at"):
+        taken = Simulation.objects.filter(
+            pk=row.pk, status=row.status, queued_at=row.queued_at, started_at=row.started_at
+        ).update(
+            status=SimulationStatus.QUEUED,
+            queued_at=timezone.now(),
+            started_at=None,
+            progress=0.0,
+            task_id="",
+        )
+        if not taken:
+            continue
+        try:
+            _publish(Simulation(pk=row.pk))
+        except Exception as exc:  # the broker is still down: the next round tries again
+            log.warning("simulation %s not re-queued: %s", row.pk, exc)
+            stuck_since = row.queued_at if row.status == SimulationStatus.QUEUED else row.started_at
+            Simulation.objects.filter(pk=row.pk, status=SimulationStatus.QUEUED, task_id="").update(
+                queued_at=stuck_since
+            )
+            break
+        log.info("simulation %s was stuck %s and is queued again", row.pk, row.status)
+        requeued.append(row.pk)
+    return requeued
 
 
 def simulation_cancel(*, simulation: Simulation) -> bool:
@@ -217,13 +279,13 @@ def _reset(simulation: Simulation, *, status: str) -> None:
     simulation.save()
 
 
-def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
+def _sweep_start(*, data: dict, user, team: Team | None) -> tuple[Simulation, bool]:
     """A sweep is a row of its own plus one simulation per candidate (reused when the same
     question was asked before), run as a Celery chord: the parts fan out as a group and a
     gathering task writes the comparison when all have finished."""
     sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
     with transaction.atomic():
-        parent, created = _row_for(data, kind=SimulationKind.SWEEP, user=user)
+        parent, created = _row_for(data, kind=SimulationKind.SWEEP, user=user, team=team)
         if not created and (
             parent.status in ACTIVE_STATUSES or parent.status == SimulationStatus.SUCCEEDED
         ):
@@ -231,7 +293,7 @@ def _sweep_start(*, data: dict, user=None) -> tuple[Simulation, bool]:
         _reset(parent, status=SimulationStatus.RUNNING)
         parts = []
         for part_data in sweep.parts:
-            part, made = _row_for(part_data, kind=part_data["kind"], user=user)
+            part, made = _row_for(part_data, kind=part_data["kind"], user=user, team=team)
             if (
                 not made
                 and part.status in FINISHED_STATUSES
@@ -267,7 +329,9 @@ def _publish_sweep(parent: Simulation, queued: list[Simulation]) -> None:
         gather.apply_async(retry=False)
         return
     header = [
-        simulation_run_task.si(part.pk).set(soft_time_limit=limit, time_limit=limit + 30)
+        simulation_run_task.si(part.pk).set(
+            soft_time_limit=limit, time_limit=limit + HARD_LIMIT_MARGIN_S
+        )
         for part in queued
     ]
     result = chord(header)(gather)
@@ -280,7 +344,8 @@ def simulation_gather(*, simulation_id: int) -> str:
     parent = Simulation.objects.get(pk=simulation_id)
     if parent.status != SimulationStatus.RUNNING:
         return parent.status
-    parts = {p.inputs_hash: p for p in parent.parts.all()}
+    # By the question alone: a row's own hash covers its team too.
+    parts = {inputs_hash(p.inputs): p for p in parent.parts.all()}
     if any(p.status in ACTIVE_STATUSES for p in parts.values()):
         return "waiting"
     questions = [

@@ -5,7 +5,12 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
-from planner.simulations.services import simulation_execute, simulation_gather, simulation_time_out
+from planner.simulations.services import (
+    simulation_execute,
+    simulation_gather,
+    simulation_requeue_stuck,
+    simulation_time_out,
+)
 
 # A sweep's gathering task waits for parts another request queued: every 2 s, for two hours
 # at most.
@@ -61,3 +66,10 @@ def simulation_gather_task(self, simulation_id: int) -> str:
     if status == "waiting":
         raise self.retry(countdown=GATHER_EVERY_S)
     return status
+
+
+@shared_task(name="planner.simulation.requeue_stuck", ignore_result=True)
+def simulation_requeue_stuck_task() -> list[int]:
+    """Run by Celery beat (CELERY_BEAT_SCHEDULE): simulations whose task was lost are queued
+    again without anyone asking."""
+    return simulation_requeue_stuck()

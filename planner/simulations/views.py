@@ -25,6 +25,7 @@ from planner.engine import RequestError
 from planner.models import Simulation
 from planner.simulations.filtersets import SimulationFilterSet
 from planner.simulations.forms import FORMS
+from planner.simulations.selectors import simulation_visible_to
 from planner.simulations.services import QueueUnavailable, simulation_cancel, simulation_start
 from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
@@ -211,7 +212,7 @@ def simulation_list(request: HttpRequest) -> HttpResponse:
     return render_filtered_list(
         request,
         "planner/simulations/simulation_list.html",
-        SimulationFilterSet(request.GET or None, queryset=Simulation.objects.all()),
+        SimulationFilterSet(request.GET or None, queryset=simulation_visible_to(request.user)),
         row=lambda simulation: {
             "simulation": simulation,
             "percent": 100 * simulation.progress,
@@ -261,7 +262,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    simulation = get_object_or_404(Simulation, pk=pk)
+    simulation = get_object_or_404(simulation_visible_to(request.user), pk=pk)
     context = _detail_context(request, simulation)
     template = "planner/simulations/simulation_detail.html"
     if partial_wanted(request):
@@ -275,7 +276,7 @@ def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def simulation_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     require_role(request.user)
-    simulation = get_object_or_404(Simulation, pk=pk)
+    simulation = get_object_or_404(simulation_visible_to(request.user), pk=pk)
     cancelled = simulation_cancel(simulation=simulation)
     if partial_wanted(request):
         # The status swapped in says what happened; no message waits for the next page.

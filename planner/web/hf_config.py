@@ -11,6 +11,8 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from config.json_input import JsonInputError, loads
+
 # The largest config.json the forms read; published ones are a few KiB.
 MAX_CONFIG_BYTES = 256 * 1024
 HF_CONFIG_FIELDS = ("hf_config", "hf_config_file")
@@ -19,7 +21,9 @@ HF_CONFIG_FIELDS = ("hf_config", "hf_config_file")
 def config_from_text(text: str) -> dict[str, Any]:
     """The JSON object in `text`, or a `ValidationError` saying what is wrong with it."""
     try:
-        value = json.loads(text)
+        value = loads(text)
+    except JsonInputError as exc:
+        raise forms.ValidationError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise forms.ValidationError(
             gettext("Not valid JSON: %(problem)s at line %(line)d, column %(column)d.")

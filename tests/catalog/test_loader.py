@@ -11,7 +11,7 @@ from catalog.services import catalog_load
 pytestmark = pytest.mark.django_db
 
 
-def _edit_cell(path: Path, slug: str, column: str, value: str) -> int:
+def edit_cell(path: Path, slug: str, column: str, value: str) -> int:
     """Set one cell of a data file; returns the file line of the row edited."""
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -34,7 +34,7 @@ def test_loading_twice_changes_nothing_the_second_time(data_dir):
 
 def test_an_edited_row_is_counted_as_updated(data_dir):
     catalog_load(data_dir=data_dir)
-    _edit_cell(data_dir / "models" / "models.csv", "meta-llama-3-8b", "context", "16384")
+    edit_cell(data_dir / "models" / "models.csv", "meta-llama-3-8b", "context", "16384")
     run = catalog_load(data_dir=data_dir)
     assert run.counts["models"]["updated"] == 1
     assert ModelArchitecture.objects.get(slug="meta-llama-3-8b").context == 16384
@@ -42,7 +42,7 @@ def test_an_edited_row_is_counted_as_updated(data_dir):
 
 def test_a_bad_row_names_file_line_and_field_and_loads_nothing(data_dir):
     path = data_dir / "accelerators" / "nvidia.csv"
-    line = _edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_gib", "-80")
+    line = edit_cell(path, "nvidia-h100-sxm5-80gb", "memory_gib", "-80")
     with pytest.raises(CatalogDataError) as excinfo:
         catalog_load(data_dir=data_dir)
     error = excinfo.value
@@ -54,17 +54,17 @@ def test_a_bad_row_names_file_line_and_field_and_loads_nothing(data_dir):
 def test_a_bad_row_leaves_the_previous_catalog_untouched(data_dir):
     catalog_load(data_dir=data_dir)
     before = Accelerator.objects.get(slug="nvidia-a100-sxm4-80gb").memory_bw_gb_s
-    _edit_cell(
+    edit_cell(
         data_dir / "accelerators" / "nvidia.csv", "nvidia-a100-sxm4-80gb", "memory_bw_gb_s", "1"
     )
-    _edit_cell(data_dir / "accelerators" / "nvidia.csv", "nvidia-h100-sxm5-80gb", "kind", "toaster")
+    edit_cell(data_dir / "accelerators" / "nvidia.csv", "nvidia-h100-sxm5-80gb", "kind", "toaster")
     with pytest.raises(CatalogDataError, match="kind"):
         catalog_load(data_dir=data_dir)
     assert Accelerator.objects.get(slug="nvidia-a100-sxm4-80gb").memory_bw_gb_s == before
 
 
 def test_a_failed_load_is_recorded_with_its_error(data_dir):
-    _edit_cell(data_dir / "models" / "models.csv", "meta-llama-3-8b", "heads", "not-a-number")
+    edit_cell(data_dir / "models" / "models.csv", "meta-llama-3-8b", "heads", "not-a-number")
     with pytest.raises(CatalogDataError):
         catalog_load(data_dir=data_dir)
     run = CatalogLoad.objects.get()
@@ -92,7 +92,7 @@ def test_a_duplicate_slug_is_rejected(data_dir):
 
 def test_a_server_naming_an_unknown_accelerator_is_rejected(data_dir):
     path = data_dir / "servers" / "servers.csv"
-    _edit_cell(path, "nvidia-dgx-h100", "fixed_accelerator", "nvidia-h999")
+    edit_cell(path, "nvidia-dgx-h100", "fixed_accelerator", "nvidia-h999")
     with pytest.raises(CatalogDataError) as excinfo:
         catalog_load(data_dir=data_dir)
     assert excinfo.value.field == "fixed_accelerator"
@@ -100,6 +100,6 @@ def test_a_server_naming_an_unknown_accelerator_is_rejected(data_dir):
 
 
 def test_a_bad_boolean_is_rejected(data_dir):
-    _edit_cell(data_dir / "accelerators" / "nvidia.csv", "nvidia-l4", "ecc", "yes")
+    edit_cell(data_dir / "accelerators" / "nvidia.csv", "nvidia-l4", "ecc", "yes")
     with pytest.raises(CatalogDataError, match="true or false"):
         catalog_load(data_dir=data_dir)

@@ -14,7 +14,13 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.healthprobe import probe, probe_host
-from tests.processes import free_port, port_answers, production_environment, wait_for
+from tests.processes import (
+    METRICS_TOKEN,
+    free_port,
+    port_answers,
+    production_environment,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 2
@@ -67,7 +73,8 @@ def server(tmp_path_factory):
 
 
 def get(server, path: str) -> tuple[int, bytes]:
-    request = urllib.request.Request(server["url"] + path, headers={"Host": "plan.example.com"})
+    headers = {"Host": "plan.example.com", "Authorization": f"Bearer {METRICS_TOKEN}"}
+    request = urllib.request.Request(server["url"] + path, headers=headers)
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.status, response.read()
 

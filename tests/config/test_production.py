@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import METRICS_TOKEN, PRODUCTION_CACHE_URL
+
 ROOT = Path(__file__).resolve().parents[2]
 # Variables a developer's or CI's shell may carry that would change what production reads.
 _INHERITED_OUT = (
@@ -22,6 +24,10 @@ _INHERITED_OUT = (
     "DJANGO_SECURE_SSL_REDIRECT",
     "LOG_FORMAT",
     "PROMETHEUS_MULTIPROC_DIR",
+    "CACHE_URL",
+    "REDIS_URL",
+    "FLOPFIT_METRICS_TOKEN",
+    "CELERY_VISIBILITY_TIMEOUT_S",
 )
 
 
@@ -33,6 +39,8 @@ def production(args: list[str], tmp_path: Path, **env: str) -> subprocess.Comple
         "ALLOWED_HOSTS": "example.com",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
+        "CACHE_URL": PRODUCTION_CACHE_URL,
+        "FLOPFIT_METRICS_TOKEN": METRICS_TOKEN,
     }
     environment = {**base, **settings, **env}
     for name, value in env.items():
@@ -64,6 +72,10 @@ def test_deploy_check_passes_without_a_single_warning(tmp_path):
         ("DJANGO_SECRET_KEY", "k" * 49, "Set DJANGO_SECRET_KEY to a random value of at least 50"),
         ("ALLOWED_HOSTS", None, "Set the ALLOWED_HOSTS environment variable"),
         ("ALLOWED_HOSTS", "", "Set ALLOWED_HOSTS to the host names this site answers to"),
+        ("FLOPFIT_METRICS_TOKEN", None, "Set FLOPFIT_METRICS_TOKEN to a random value"),
+        ("FLOPFIT_METRICS_TOKEN", "short", "Set FLOPFIT_METRICS_TOKEN to a random value"),
+        ("CACHE_URL", None, "Set CACHE_URL to a redis:// URL"),
+        ("CELERY_VISIBILITY_TIMEOUT_S", "600", "must exceed the longest task time limit"),
     ],
 )
 def test_production_refuses_to_start_without_each_required_variable(tmp_path, name, value, message):
@@ -165,3 +177,35 @@ def test_session_and_csrf_cookies_are_secure_and_http_only(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(" ", 4)[:4] == ["True", "True", "True", "True"]
     assert "['https://plan.example.com', 'https://example.com'] 60 True" in done.stdout
+
+
+def test_production_throttles_in_the_brokers_redis_when_no_cache_is_named(tmp_path):
+    done = production(
+        [
+            "-c",
+            "import django; django.setup()\n"
+            "from django.conf import settings as s\n"
+            "print(s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION'])",
+        ],
+        tmp_path,
+        CACHE_URL=None,
+        CELERY_BROKER_URL="redis://queue.internal:6379/0",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [
+        "config.cache.FailOpenRedisCache",
+        "redis://queue.internal:6379/2",
+    ]
+
+
+def test_production_serves_metrics_only_with_the_token(tmp_path):
+    code = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "client = Client()\n"
+        "print(client.get('/metrics', HTTP_HOST='example.com').status_code,"
+        f" client.get('/metrics', HTTP_HOST='example.com', HTTP_AUTHORIZATION='Bearer {METRICS_TOKEN}').status_code)"
+    )
+    done = production(["-c", code], tmp_path, DJANGO_SECURE_SSL_REDIRECT="false")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].split() == ["401", "200"]

@@ -3,14 +3,15 @@ and the turn of pydantic's errors into one line naming the dotted field path.
 
 The rules are the contract's, not pydantic's defaults: numbers are JSON numbers (not strings,
 not booleans) and finite; whole numbers may be written 8 or 8.0; an optional key given as null
-means its default, as if it were left out; unknown keys are errors."""
+means its default, as if it were left out (null for a key that is not optional is an error);
+unknown keys are errors."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -186,17 +187,41 @@ def without_nulls(data: Any) -> Any:
     return data
 
 
+# Per question class, the keys for which null means "left out" (read once).
+_NULLABLE_KEYS: dict[type, frozenset[str]] = {}
+
+
+def _admits_none(annotation: Any) -> bool:
+    return annotation is None or type(None) in get_args(annotation)
+
+
 class Question(BaseModel):
-    """Base of every object in a question: unknown keys are errors, and an optional key given as
-    null means its default, as if it were left out."""
+    """Base of every object in a question: unknown keys are errors, and an optional key (one
+    whose type admits None) given as null means its default, as if it were left out. Null for a
+    key whose default is a value is an error naming it (`"servers": null` is not a number of
+    servers); null for a required key reads as missing."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @classmethod
+    def _nullable_keys(cls) -> frozenset[str]:
+        keys = _NULLABLE_KEYS.get(cls)
+        if keys is None:
+            keys = _NULLABLE_KEYS[cls] = frozenset(
+                key
+                for name, field in cls.model_fields.items()
+                # A required key given as null reads as missing: "is required" names it best.
+                if _admits_none(field.annotation) or field.is_required()
+                for key in (name, field.alias or name)
+            )
+        return keys
 
     @model_validator(mode="before")
     @classmethod
     def _null_means_default(cls, data: Any) -> Any:
         if isinstance(data, Mapping):
-            return {k: v for k, v in data.items() if v is not None}
+            nullable = cls._nullable_keys()
+            return {k: v for k, v in data.items() if v is not None or k not in nullable}
         return data
 
     def same_named(self, names: str) -> dict[str, Any]:

@@ -13,11 +13,23 @@ from planner.engine.errors import gettext_noop as _
 
 SCHEMA = "flopfit-probe/1"
 MAX_TRAINING_STEPS = 16
+# No measured figure of one card comes near this (a B200 runs ~4.5e3 dense FP8 TFLOP/s, a 405B
+# model has 4e11 parameters); the bound keeps a corrupted report from being stored.
+MAX_MEASURED = 1e13
+# NVIDIA's largest die has 160 multiprocessors (B200: 148 enabled); AMD's MI300X 304 CUs.
+MAX_MULTIPROCESSORS = 4096
+MAX_DEVICES_PER_HOST = 1024
+MAX_MEMORY_GIB = 65_536
+MAX_COPY_GB_S = 1e6
 
 
 def _positive(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise problem(_("must be a positive number"))
+    if value > MAX_MEASURED:
+        raise problem(
+            _("must be at most {bound}, not {value}"), bound=f"{MAX_MEASURED:g}", value=f"{value:g}"
+        )
     return value
 
 
@@ -40,10 +52,25 @@ class ProbeDevice(Report):
     "clocks.max.sm", MHz) are read as they are and help pick the catalog card."""
 
     name: Text = Field(description='As the driver reports it, e.g. "NVIDIA H200"')
-    memory_gib: Annotated[float, number(ge=0)] | None = Field(
+    memory_gib: Annotated[float, number(ge=0, le=MAX_MEMORY_GIB)] | None = Field(
         None, description="Device memory, GiB"
     )
     driver_version: Text | None = None
+    multiprocessors: Annotated[int, whole(ge=1, le=MAX_MULTIPROCESSORS)] | None = Field(
+        None, description="Streaming multiprocessors (compute units)"
+    )
+    count: Annotated[int, whole(ge=1, le=MAX_DEVICES_PER_HOST)] | None = Field(
+        None, description="Devices the host has"
+    )
+
+
+class ProbeMemory(Report):
+    d2d_gb_s: Annotated[float, number(gt=0, le=MAX_COPY_GB_S)] | None = Field(
+        None, description="Device-to-device copy, GB/s"
+    )
+    h2d_gb_s: Annotated[float, number(gt=0, le=MAX_COPY_GB_S)] | None = Field(
+        None, description="Host-to-device copy, GB/s"
+    )
 
 
 class ProbeMatmul(Report):
@@ -98,7 +125,7 @@ class ProbeReport(Report):
     matmul: dict[str, ProbeMatmul] = Field(
         description="By precision: fp32, tf32, bf16, fp16, fp8, int8"
     )
-    memory: dict[str, Any] = Field(description="d2d_gb_s (device copy, GB/s), h2d_gb_s")
+    memory: ProbeMemory = Field(description="d2d_gb_s (device copy, GB/s), h2d_gb_s")
     training: Annotated[list[ProbeTrainingStep], BeforeValidator(_steps)] = Field(
         default_factory=list,
         description="Measured steps; the first is the reference for the end-to-end factor",

@@ -8,13 +8,13 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
+from config.json_input import StrictJSONParser
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
 from planner.api.versioned import INVALID, RecordViewSet, crud_docs, service_errors
 from planner.api.views import writer_team
@@ -83,7 +83,7 @@ class EditableOnly(BasePermission):
 class DiagnoseView(APIView):
     # A pasted log travels as a JSON string; form bodies would blur an empty field into "not
     # given", which the schema does not say.
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]  # JSON only: a form body has no place in its schema
     permission_classes = [AnyRole]
     throttle_scope = "compute"
 

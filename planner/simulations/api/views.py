@@ -14,10 +14,10 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import generics, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
+from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     create_docs,
@@ -30,6 +30,7 @@ from planner.api.responses import (
     location_header,
     one_docs,
 )
+from planner.api.views import VisibleRowsMixin
 from planner.engine.contract.simulation import SimulationRequest
 from planner.models import Simulation
 from planner.simulations.api.serializers import (
@@ -38,6 +39,7 @@ from planner.simulations.api.serializers import (
     SimulationSummarySerializer,
 )
 from planner.simulations.filtersets import SimulationFilterSet
+from planner.simulations.selectors import simulation_visible_to
 from planner.simulations.services import simulation_cancel, simulation_start
 
 # --- documentation ---------------------------------------------------------------------------
@@ -142,13 +144,14 @@ EXAMPLES = [
         examples=EXAMPLES,
     ),
 )
-class SimulationListView(generics.ListCreateAPIView):
-    """Any signed-in role reads; planners and admins queue."""
+class SimulationListView(VisibleRowsMixin, generics.ListCreateAPIView):
+    """Any signed-in role reads its team's runs; planners and admins queue."""
 
-    queryset = Simulation.objects.all()
+    visible_to = staticmethod(simulation_visible_to)
+    queryset = Simulation.objects.none()  # the schema's model; rows come from visible_to
     serializer_class = SimulationSummarySerializer
     permission_classes = [PlannerWrites]
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     filterset_class = SimulationFilterSet
     throttle_scope = "compute"  # POST queues minutes of CPU
 
@@ -183,8 +186,11 @@ class SimulationListView(generics.ListCreateAPIView):
         },
     ),
 )
-class SimulationDetailView(generics.RetrieveDestroyAPIView):
-    queryset = Simulation.objects.all()
+class SimulationDetailView(VisibleRowsMixin, generics.RetrieveDestroyAPIView):
+    """Another team's run is a 404, to read and to cancel."""
+
+    visible_to = staticmethod(simulation_visible_to)
+    queryset = Simulation.objects.none()  # the schema's model; rows come from visible_to
     serializer_class = SimulationSerializer
     permission_classes = [PlannerWrites]
 

@@ -411,3 +411,16 @@ def test_large_builds_write_their_counts_with_separators(cast, reference_prices,
     # Why the first build is first, naming the card.
     times = "x" if language == "en" else "\u00d7"
     assert f"16,384 {times} NVIDIA H100 SXM5 80GB" in unescape(plan_page)
+
+
+def test_a_sweep_belongs_to_the_plans_team_and_is_404_to_another_team(cast, plan, sweeps):
+    cast.browser("planner").post(reverse("planner:plan_sweep", args=[plan.pk]), {"top": "2"})
+    sweep = Simulation.objects.get(kind=SimulationKind.SWEEP)
+    assert sweep.team == plan.team
+    assert {part.team for part in sweep.parts.all()} == {plan.team}
+    outsider = cast.browser("outsider")
+    for row in (sweep, *sweep.parts.all()):
+        assert outsider.get(row.get_absolute_url()).status_code == 404
+        cancel = reverse("planner:simulation_cancel", args=[row.pk])
+        assert outsider.post(cancel).status_code == 404
+        assert cast.api("outsider").delete(f"/api/v1/simulations/{row.pk}/").status_code == 404

@@ -11,12 +11,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import Team
+from accounts.services import team_get_or_create
 from planner.choices import SimulationKind, SimulationStatus
 from planner.engine import MODEL_VERSION
-from planner.engine.simulate.question import inputs_hash
 from planner.models import Simulation
 from planner.simulations import services as simulations
 from planner.simulations.forms import ServingSimulationForm, TrainingSimulationForm
+from tests.cast import TEAM
 
 pytestmark = pytest.mark.django_db
 
@@ -96,13 +98,16 @@ def published(monkeypatch) -> list[int]:
     return sent
 
 
-def finished(data: dict, **fields) -> Simulation:
-    """A row that a worker has answered, made directly with the engine's real result."""
+def finished(data: dict, *, team: Team | None = None, **fields) -> Simulation:
+    """A row that a worker has answered for `team` (by default the cast's own), made directly
+    with the engine's real result."""
     now = timezone.now()
+    team = team or team_get_or_create(name=TEAM)
     return Simulation.objects.create(
         kind=data["kind"],
         inputs=data,
-        inputs_hash=inputs_hash(data),
+        team=team,
+        inputs_hash=simulations.simulation_hash(data, team.pk),
         status=SimulationStatus.SUCCEEDED,
         progress=1.0,
         result=simulations.simulation_question(data=data).run(),
@@ -420,7 +425,8 @@ def test_a_failed_row_shows_its_error(loaded_catalog, cast):
     simulation = Simulation.objects.create(
         kind=SimulationKind.SERVING,
         inputs=SERVING,
-        inputs_hash=inputs_hash(SERVING),
+        team=cast.team,
+        inputs_hash=simulations.simulation_hash(SERVING, cast.team.pk),
         status=SimulationStatus.FAILED,
         error="The task queue did not answer: Connection refused",
         model_version=MODEL_VERSION,
