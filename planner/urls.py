@@ -4,6 +4,7 @@ from planner.calibrations.urls import urlpatterns as calibration_urlpatterns
 from planner.estimates.urls import urlpatterns as estimate_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
 from planner.prices.urls import urlpatterns as price_urlpatterns
+from planner.racks.urls import urlpatterns as rack_urlpatterns
 from planner.simulations.urls import urlpatterns as simulation_urlpatterns
 from planner.sites.urls import urlpatterns as site_urlpatterns
 
@@ -12,6 +13,7 @@ app_name = "planner"
 urlpatterns = [
     *estimate_urlpatterns,
     *site_urlpatterns,
+    *rack_urlpatterns,
     *simulation_urlpatterns,
     *plan_urlpatterns,
     *calibration_urlpatterns,

@@ -3,6 +3,7 @@
 from planner.models.calibrations import CalibrationProfile
 from planner.models.plans import Plan, Workload
 from planner.models.prices import Price
+from planner.models.racks import Rack
 from planner.models.simulations import Simulation
 from planner.models.sites import RackGroup, Site
 
@@ -10,6 +11,7 @@ __all__ = [
     "CalibrationProfile",
     "Plan",
     "Price",
+    "Rack",
     "RackGroup",
     "Simulation",
     "Site",
