@@ -1,6 +1,7 @@
 """The planner's tables, one module per feature. Django finds them here."""
 
 from planner.models.calibrations import CalibrationProfile
+from planner.models.equipment import Equipment, RackCommitment
 from planner.models.plans import Plan, Workload
 from planner.models.prices import Price
 from planner.models.racks import Rack
@@ -9,9 +10,11 @@ from planner.models.sites import RackGroup, Site
 
 __all__ = [
     "CalibrationProfile",
+    "Equipment",
     "Plan",
     "Price",
     "Rack",
+    "RackCommitment",
     "RackGroup",
     "Simulation",
     "Site",

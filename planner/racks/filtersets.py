@@ -3,8 +3,8 @@
 import django_filters
 from django.utils.translation import gettext_lazy as _
 
-from catalog.filtersets import WholeNumberFilter
-from planner.models import Rack
+from catalog.filtersets import TrueFalseFilter, WholeNumberFilter
+from planner.models import Equipment, Rack
 
 
 class RackFilterSet(django_filters.FilterSet):
@@ -15,4 +15,16 @@ class RackFilterSet(django_filters.FilterSet):
 
     class Meta:
         model = Rack
+        fields = []
+
+
+class EquipmentFilterSet(django_filters.FilterSet):
+    site = WholeNumberFilter(field_name="rack__rack_group__site_id", label=_("Site"))
+    rack = WholeNumberFilter(field_name="rack_id", label=_("Rack"))
+    installed = TrueFalseFilter(
+        field_name="removed_at", lookup_expr="isnull", label=_("Still installed")
+    )
+
+    class Meta:
+        model = Equipment
         fields = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from planner.models import Rack, RackGroup
+from planner.models import Equipment, Rack, RackGroup, Site
 from planner.sites.selectors import rack_group_visible_to, site_editable_by, site_visible_to
 
 
@@ -22,3 +22,17 @@ def rack_group_of(user, pk: int) -> RackGroup | None:
 def rack_editable(user, rack_group: RackGroup) -> bool:
     """Facility people change the racks of their own team's sites; admins any."""
     return site_editable_by(user).filter(pk=rack_group.site_id).exists()
+
+
+def site_racks(*, site: Site) -> QuerySet[Rack]:
+    return (
+        Rack.objects.filter(rack_group__site=site)
+        .select_related("rack_group")
+        .order_by("rack_group__name", "position", "name")
+    )
+
+
+def equipment_visible_to(user) -> QuerySet[Equipment]:
+    return Equipment.objects.filter(
+        rack__rack_group__site__in=site_visible_to(user)
+    ).select_related("rack__rack_group__site", "server")

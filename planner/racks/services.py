@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from simple_history.utils import bulk_create_with_history
 
 from planner.models import Rack, RackGroup
+from planner.racks.occupancy import held, installed
 from planner.versioning import claim_version, save_versioned
 
 
@@ -18,8 +19,10 @@ def rack_name(group_name: str, position: int) -> str:
 
 
 def rack_removable(rack: Rack) -> bool:
-    """A rack may go when nothing is installed in it."""
-    return True
+    """A rack may go when nothing is installed in it and no plan holds capacity there."""
+    return (
+        not installed(rack.equipment.all()).exists() and not held(rack.commitments.all()).exists()
+    )
 
 
 def _free_name(group: RackGroup, position: int, taken: set[str]) -> str:

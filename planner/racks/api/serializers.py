@@ -8,10 +8,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 
+from catalog.models import ServerPlatform
 from planner.api.serializers import JsonTypesMixin
-from planner.models import Rack, RackGroup
+from planner.models import Equipment, Rack, RackGroup
 from planner.racks.capacity import rack_limits
-from planner.racks.selectors import rack_editable
+from planner.racks.selectors import rack_editable, rack_visible_to
 from planner.sites.selectors import rack_group_visible_to
 
 
@@ -61,3 +62,62 @@ class SiteRackSerializer(JsonTypesMixin, serializers.ModelSerializer):
     @extend_schema_field(SiteRackLimitsSerializer)
     def get_limits(self, rack: Rack) -> dict:
         return asdict(rack_limits(rack))
+
+
+class EquipmentSerializer(JsonTypesMixin, serializers.ModelSerializer):
+    rack = serializers.PrimaryKeyRelatedField(
+        queryset=Rack.objects.none(),  # narrowed to the racks the user can see
+        help_text="Id of a rack of your team; changing it moves the equipment",
+    )
+    server = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=ServerPlatform.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="Slug of a catalog server; null for a free-form device",
+    )
+
+    class Meta:
+        model = Equipment
+        fields = [
+            "id",
+            "rack",
+            *Equipment.STATED_FIELDS,
+            "installed_at",
+            "removed_at",
+            "version",
+        ]
+        read_only_fields = ["installed_at", "removed_at", "version"]
+        extra_kwargs = {
+            # A catalog server's figures fill what is left out (planner.racks.equipment).
+            "name": {"required": False},
+            "units": {"required": False},
+            "nameplate_kw": {"required": False},
+            "weight_kg": {"required": False},
+        }
+
+    def get_fields(self):
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None:
+            fields["rack"].queryset = rack_visible_to(request.user)
+        return fields
+
+    def validate_rack(self, rack: Rack) -> Rack:
+        if not rack_editable(self.context["request"].user, rack.rack_group):
+            raise PermissionDenied(
+                _("You may read rack “%(rack)s” but not change what is in it.") % {"rack": rack}
+            )
+        return rack
+
+    def validate(self, attrs):
+        server = attrs.get("server", getattr(self.instance, "server", None))
+        if server is None and self.instance is None:
+            missing = {
+                name: [_("Required for a device that is not a catalog server.")]
+                for name in ("name", "units", "nameplate_kw", "weight_kg")
+                if attrs.get(name) in (None, "")
+            }
+            if missing:
+                raise serializers.ValidationError(missing)
+        return attrs

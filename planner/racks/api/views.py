@@ -12,10 +12,11 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from accounts.permissions import FacilityWrites
 from planner.api.responses import DetailSerializer, documented
 from planner.api.versioned import RecordViewSet, conflict, crud_docs, service_errors
-from planner.models import Rack
-from planner.racks.api.serializers import SiteRackSerializer
-from planner.racks.filtersets import RackFilterSet
-from planner.racks.selectors import rack_editable, rack_visible_to
+from planner.models import Equipment, Rack
+from planner.racks.api.serializers import EquipmentSerializer, SiteRackSerializer
+from planner.racks.equipment import equipment_install, equipment_remove, equipment_update
+from planner.racks.filtersets import EquipmentFilterSet, RackFilterSet
+from planner.racks.selectors import equipment_visible_to, rack_editable, rack_visible_to
 from planner.racks.services import rack_delete, rack_save
 
 FORBIDDEN = OpenApiResponse(
@@ -88,3 +89,54 @@ class RackViewSet(RecordViewSet):
             rack_delete(rack=instance)
         except DjangoValidationError as exc:
             raise conflict(field=None, message=" ".join(exc.messages)) from None
+
+
+class EquipmentEditable(BasePermission):
+    message = _("This equipment is in another team's rack: you may read it but not change it.")
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return request.method in SAFE_METHODS or rack_editable(request.user, obj.rack.rack_group)
+
+
+def _place_conflict() -> dict:
+    return {"conflict_field": "position_u", "conflict_message": _("That place is taken.")}
+
+
+@documented(
+    "equipment",
+    **crud_docs(
+        EquipmentSerializer,
+        noun="equipment",
+        etag_example='"equipment-7-v1-0a1b2c3d4e5f"',
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+    ),
+)
+class EquipmentViewSet(RecordViewSet):
+    """What is installed in racks: catalog servers or free-form devices with their U, power and
+    weight. DELETE removes equipment from its rack; the row stays with `removed_at` set, and its
+    history with it. Filter with `?rack=`, `?site=` and `?installed=true`."""
+
+    queryset = Equipment.objects.none()  # per request: get_queryset
+    serializer_class = EquipmentSerializer
+    permission_classes = [FacilityWrites, EquipmentEditable]
+    filterset_class = EquipmentFilterSet
+    noun = "equipment"
+
+    def get_queryset(self) -> QuerySet[Equipment]:
+        return equipment_visible_to(self.request.user)
+
+    def perform_create(self, serializer) -> None:
+        equipment = Equipment(**serializer.validated_data)
+        with service_errors(**_place_conflict()):
+            serializer.instance = equipment_install(equipment=equipment, user=self.request.user)
+
+    def perform_update(self, serializer) -> None:
+        equipment = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(equipment, name, value)
+        with service_errors(**_place_conflict()):
+            serializer.instance = equipment_update(equipment=equipment)
+
+    def perform_destroy(self, instance: Equipment) -> None:
+        equipment_remove(equipment=instance)

@@ -8,8 +8,9 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import Role
-from planner.models import Rack, RackGroup
+from planner.models import Rack, RackGroup, Site
 from planner.racks.selectors import rack_editable, rack_group_of, rack_visible_to
+from planner.sites.selectors import site_visible_to
 from planner.web.roles import require_role
 
 
@@ -38,3 +39,7 @@ def editable_rack(request: HttpRequest, pk: int) -> Rack:
     if not rack_editable(request.user, rack.rack_group):
         raise PermissionDenied
     return rack
+
+
+def visible_site(request: HttpRequest, pk: int) -> Site:
+    return get_object_or_404(site_visible_to(request.user), pk=pk)

@@ -17,7 +17,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from planner.models import Rack, RackGroup
 from planner.racks import services
 from planner.racks.capacity import rack_limits
+from planner.racks.elevation import rack_elevation
 from planner.racks.forms import RackForm
+from planner.racks.occupancy import held, installed, occupancy_by_rack, rack_occupancy, total
 from planner.racks.selectors import rack_editable
 from planner.racks.views.access import (
     editable_rack,
@@ -40,13 +42,15 @@ from planner.web.history import history_rows
 def rackgroup_detail(request: HttpRequest, pk: int) -> HttpResponse:
     group = visible_rack_group(request, pk)
     racks = list(group.racks.select_related("rack_group").order_by("position", "name"))
+    by_rack = occupancy_by_rack(racks)
     return render(
         request,
         "planner/racks/rackgroup_detail.html",
         {
             "group": group,
             "site": group.site,
-            "rows": [(rack, rack_limits(rack)) for rack in racks],
+            "rows": [(rack, by_rack[rack.pk]) for rack in racks],
+            "occupancy": total(by_rack.values()),
             "can_edit": rack_editable(request.user, group),
             "group_history": history_rows(group),
         },
@@ -64,8 +68,18 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "group": rack.rack_group,
             "site": rack.rack_group.site,
             "limits": rack_limits(rack),
+            "occupancy": rack_occupancy(rack),
+            "installed": list(installed(rack.equipment.select_related("server"))),
+            "removed": list(
+                rack.equipment.filter(removed_at__isnull=False).order_by("-removed_at")
+            ),
+            "commitments": list(held(rack.commitments.select_related("plan", "server"))),
+            "elevation": rack_elevation(rack),
             "can_edit": rack_editable(request.user, rack.rack_group),
             "rack_history": history_rows(rack),
+            "equipment_histories": [
+                (e.name, history_rows(e)) for e in rack.equipment.order_by("name")
+            ],
         },
     )
 

@@ -32,3 +32,8 @@ def shared_group(cast):
     return group_on(
         SiteFactory(team=cast.other_team, name="Beta hall", visibility=Visibility.SHARED)
     )
+
+
+@pytest.fixture(autouse=True)
+def _catalog(loaded_catalog):
+    """Racks hold catalog servers (the DGX H100 of catalog/data/servers/servers.csv)."""

@@ -91,3 +91,29 @@ def test_rack_group_api_keeps_working_and_its_count_makes_racks(cast, group):
     response = client.patch(url, {"count": 5}, format="json", **etag(client, url))
     assert response.status_code == 200, response.content
     assert group.racks.count() == 5
+
+
+EQUIPMENT = "/api/v1/equipment/"
+
+
+def test_facility_installs_a_catalog_server_over_the_api(cast, group):
+    rack = group.racks.first()
+    new = {"rack": rack.pk, "server": "nvidia-dgx-h100", "position_u": 1}
+    response = cast.api("facility").post(EQUIPMENT, new, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["nameplate_kw"] == 10.2
+    clash = cast.api("facility").post(EQUIPMENT, {**new, "position_u": 4}, format="json")
+    assert clash.status_code == 400 and "position_u" in clash.json()
+
+
+def test_equipment_writes_need_facility_and_deletes_only_remove(cast, group):
+    rack = group.racks.first()
+    new = {"rack": rack.pk, "name": "leaf", "position_u": 40, "units": 1}
+    new |= {"nameplate_kw": 0.5, "weight_kg": 9}
+    assert cast.api("planner").post(EQUIPMENT, new, format="json").status_code == 403
+    client = cast.api("facility")
+    created = client.post(EQUIPMENT, new, format="json").json()
+    url = f"{EQUIPMENT}{created['id']}/"
+    assert client.delete(url, **etag(client, url)).status_code == 204
+    assert client.get(url).json()["removed_at"] is not None
+    assert cast.api("outsider").get(url).status_code == 404
