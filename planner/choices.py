@@ -70,3 +70,18 @@ class RentTerms(models.TextChoices):
     RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
     SPOT = "spot", _("Spot")
     CAPACITY_BLOCK = "capacity_block", _("Capacity block")
+
+
+class FeedSupply(models.TextChoices):
+    AC = "ac", _("AC")
+    DC = "dc", _("DC")
+
+
+class FeedPhase(models.TextChoices):
+    SINGLE = "single", _("Single-phase")
+    THREE = "three", _("Three-phase")
+
+
+class FeedType(models.TextChoices):
+    PRIMARY = "primary", _("Primary")
+    REDUNDANT = "redundant", _("Redundant")

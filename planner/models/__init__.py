@@ -2,6 +2,7 @@
 
 from planner.models.calibrations import CalibrationProfile
 from planner.models.equipment import Equipment, RackCommitment
+from planner.models.feeds import PowerFeed
 from planner.models.plans import Plan, Workload
 from planner.models.prices import Price
 from planner.models.racks import Rack
@@ -12,6 +13,7 @@ __all__ = [
     "CalibrationProfile",
     "Equipment",
     "Plan",
+    "PowerFeed",
     "Price",
     "Rack",
     "RackCommitment",

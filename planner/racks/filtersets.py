@@ -4,7 +4,7 @@ import django_filters
 from django.utils.translation import gettext_lazy as _
 
 from catalog.filtersets import TrueFalseFilter, WholeNumberFilter
-from planner.models import Equipment, Rack
+from planner.models import Equipment, PowerFeed, Rack
 
 
 class RackFilterSet(django_filters.FilterSet):
@@ -27,4 +27,13 @@ class EquipmentFilterSet(django_filters.FilterSet):
 
     class Meta:
         model = Equipment
+        fields = []
+
+
+class PowerFeedFilterSet(django_filters.FilterSet):
+    site = WholeNumberFilter(field_name="rack__rack_group__site_id", label=_("Site"))
+    rack = WholeNumberFilter(field_name="rack_id", label=_("Rack"))
+
+    class Meta:
+        model = PowerFeed
         fields = []

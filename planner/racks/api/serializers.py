@@ -10,7 +10,7 @@ from rest_framework.exceptions import PermissionDenied
 
 from catalog.models import ServerPlatform
 from planner.api.serializers import JsonTypesMixin
-from planner.models import Equipment, Rack, RackGroup
+from planner.models import Equipment, PowerFeed, Rack, RackGroup
 from planner.racks.capacity import rack_limits
 from planner.racks.selectors import rack_editable, rack_visible_to
 from planner.sites.selectors import rack_group_visible_to
@@ -121,3 +121,35 @@ class EquipmentSerializer(JsonTypesMixin, serializers.ModelSerializer):
             if missing:
                 raise serializers.ValidationError(missing)
         return attrs
+
+
+class PowerFeedSerializer(JsonTypesMixin, serializers.ModelSerializer):
+    rack = serializers.PrimaryKeyRelatedField(
+        queryset=Rack.objects.none(),  # narrowed to the racks the user can see
+        help_text="Id of a rack of your team",
+    )
+    usable_kw = serializers.FloatField(
+        read_only=True,
+        help_text="V x A (x sqrt 3 for three-phase) x maximum utilisation, as NetBox computes "
+        "a feed's available power; a redundant feed adds nothing to its rack's usable power",
+    )
+
+    class Meta:
+        model = PowerFeed
+        fields = ["id", "rack", *PowerFeed.STATED_FIELDS, "usable_kw", "version"]
+        read_only_fields = ["version"]
+        validators = []
+
+    def get_fields(self):
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None:
+            fields["rack"].queryset = rack_visible_to(request.user)
+        return fields
+
+    def validate_rack(self, rack: Rack) -> Rack:
+        if not rack_editable(self.context["request"].user, rack.rack_group):
+            raise PermissionDenied(
+                _("You may read rack “%(rack)s” but not change what is in it.") % {"rack": rack}
+            )
+        return rack

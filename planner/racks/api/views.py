@@ -12,10 +12,15 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from accounts.permissions import FacilityWrites
 from planner.api.responses import DetailSerializer, documented
 from planner.api.versioned import RecordViewSet, conflict, crud_docs, service_errors
-from planner.models import Equipment, Rack
-from planner.racks.api.serializers import EquipmentSerializer, SiteRackSerializer
+from planner.models import Equipment, PowerFeed, Rack
+from planner.racks.api.serializers import (
+    EquipmentSerializer,
+    PowerFeedSerializer,
+    SiteRackSerializer,
+)
 from planner.racks.equipment import equipment_install, equipment_remove, equipment_update
-from planner.racks.filtersets import EquipmentFilterSet, RackFilterSet
+from planner.racks.feeds import power_feed_delete, power_feed_save
+from planner.racks.filtersets import EquipmentFilterSet, PowerFeedFilterSet, RackFilterSet
 from planner.racks.selectors import equipment_visible_to, rack_editable, rack_visible_to
 from planner.racks.services import rack_delete, rack_save
 
@@ -140,3 +145,51 @@ class EquipmentViewSet(RecordViewSet):
 
     def perform_destroy(self, instance: Equipment) -> None:
         equipment_remove(equipment=instance)
+
+
+@documented(
+    "power-feeds",
+    **crud_docs(
+        PowerFeedSerializer,
+        noun="power feed",
+        etag_example='"power-feed-3-v1-77aa0b1c2d3e"',
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+    ),
+)
+class PowerFeedViewSet(RecordViewSet):
+    """Power feeds per rack: voltage, amperage, phases, AC/DC, primary or redundant, maximum
+    utilisation. A rack with primary feeds takes its usable power from them."""
+
+    queryset = PowerFeed.objects.none()  # per request: get_queryset
+    serializer_class = PowerFeedSerializer
+    permission_classes = [FacilityWrites, EquipmentEditable]
+    filterset_class = PowerFeedFilterSet
+    noun = "power feed"
+
+    def get_queryset(self) -> QuerySet[PowerFeed]:
+        return PowerFeed.objects.filter(rack__in=rack_visible_to(self.request.user)).select_related(
+            "rack__rack_group"
+        )
+
+    def _conflict(self, rack: Rack, name: str) -> dict:
+        return {
+            "conflict_field": "name",
+            "conflict_message": _("Rack “%(rack)s” already has a feed named “%(name)s”.")
+            % {"rack": rack.name, "name": name},
+        }
+
+    def perform_create(self, serializer) -> None:
+        feed = PowerFeed(**serializer.validated_data)
+        with service_errors(**self._conflict(feed.rack, feed.name)):
+            serializer.instance = power_feed_save(feed=feed)
+
+    def perform_update(self, serializer) -> None:
+        feed = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(feed, name, value)
+        with service_errors(**self._conflict(feed.rack, feed.name)):
+            serializer.instance = power_feed_save(feed=feed)
+
+    def perform_destroy(self, instance: PowerFeed) -> None:
+        power_feed_delete(feed=instance)

@@ -68,6 +68,7 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "group": rack.rack_group,
             "site": rack.rack_group.site,
             "limits": rack_limits(rack),
+            "feeds": list(rack.feeds.all()),
             "occupancy": rack_occupancy(rack),
             "installed": list(installed(rack.equipment.select_related("server"))),
             "removed": list(
