@@ -89,3 +89,18 @@ class FaultLink(models.TextChoices):
     NONE = "", _("Nothing to compute")
     ESTIMATE = "estimate", _("The Estimate page's memory breakdown")
     RACK_THERMAL = "rack_thermal", _("The rack groups' power, cooling and thermal derating")
+
+
+class FeedSupply(models.TextChoices):
+    AC = "ac", _("AC")
+    DC = "dc", _("DC")
+
+
+class FeedPhase(models.TextChoices):
+    SINGLE = "single", _("Single-phase")
+    THREE = "three", _("Three-phase")
+
+
+class FeedType(models.TextChoices):
+    PRIMARY = "primary", _("Primary")
+    REDUNDANT = "redundant", _("Redundant")

@@ -6,6 +6,7 @@ from planner.estimates.urls import urlpatterns as estimate_urlpatterns
 from planner.faults.urls import urlpatterns as fault_urlpatterns
 from planner.plans.urls import urlpatterns as plan_urlpatterns
 from planner.prices.urls import urlpatterns as price_urlpatterns
+from planner.racks.urls import urlpatterns as rack_urlpatterns
 from planner.simulations.urls import urlpatterns as simulation_urlpatterns
 from planner.sites.urls import urlpatterns as site_urlpatterns
 
@@ -14,6 +15,7 @@ app_name = "planner"
 urlpatterns = [
     *estimate_urlpatterns,
     *site_urlpatterns,
+    *rack_urlpatterns,
     *simulation_urlpatterns,
     *plan_urlpatterns,
     *calibration_urlpatterns,

@@ -104,6 +104,7 @@ from accounts.roles import Role  # noqa: E402
 from accounts.services import user_create  # noqa: E402
 from planner.choices import Visibility  # noqa: E402
 from planner.models import RackGroup, Site  # noqa: E402
+from planner.racks.services import racks_match_count  # noqa: E402
 
 
 class TeamFactory(factory.django.DjangoModelFactory):
@@ -146,6 +147,7 @@ class SiteFactory(factory.django.DjangoModelFactory):
 class RackGroupFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = RackGroup
+        skip_postgeneration_save = True
 
     site = factory.SubFactory(SiteFactory)
     name = factory.Sequence(lambda n: f"Row {n}")
@@ -154,6 +156,12 @@ class RackGroupFactory(factory.django.DjangoModelFactory):
     cooling_kw = 20.0
     units = 42
     max_kg = 1200.0
+
+    @factory.post_generation
+    def racks(obj, create, extracted, **kwargs):
+        """A group's count is its racks (planner.racks.services), however it was made."""
+        if create:
+            racks_match_count(rack_group=obj)
 
 
 # Prices.

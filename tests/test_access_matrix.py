@@ -50,6 +50,15 @@ MATRIX: dict[tuple[str, str], dict[str, int]] = {
     ("GET", "/api/v1/rack-groups/"): SIGNED_IN,
     ("GET", "/api/v1/rack-groups/{id}/"): ALPHAS_OWN,
     ("GET", "/api/v1/rack-groups/{id}/history/"): ALPHAS_OWN,
+    ("GET", "/api/v1/racks/"): SIGNED_IN,
+    ("GET", "/api/v1/racks/{id}/"): ALPHAS_OWN,
+    ("GET", "/api/v1/racks/{id}/history/"): ALPHAS_OWN,
+    ("GET", "/api/v1/equipment/"): SIGNED_IN,
+    ("GET", "/api/v1/equipment/{id}/"): ALPHAS_OWN,
+    ("GET", "/api/v1/equipment/{id}/history/"): ALPHAS_OWN,
+    ("GET", "/api/v1/power-feeds/"): SIGNED_IN,
+    ("GET", "/api/v1/power-feeds/{id}/"): ALPHAS_OWN,
+    ("GET", "/api/v1/power-feeds/{id}/history/"): ALPHAS_OWN,
     ("GET", "/api/v1/sites/"): SIGNED_IN,
     ("GET", "/api/v1/sites/{id}/"): ALPHAS_OWN,
     ("GET", "/api/v1/sites/{id}/history/"): ALPHAS_OWN,
@@ -89,9 +98,13 @@ def test_the_matrix_covers_every_read_operation():
 @pytest.fixture
 def rows(cast, reference_prices, monkeypatch):
     """One row of each kind, all Alpha's and private."""
+    from catalog.models import ServerPlatform
     from planner.calibrations.services import calibration_create
     from planner.faults.services import fault_entry_create, fault_incident_create
+    from planner.models import Equipment, PowerFeed
     from planner.plans.services import plan_create
+    from planner.racks.equipment import equipment_install
+    from planner.racks.feeds import power_feed_save
     from tests.factories import PriceFactory, RackGroupFactory, SiteFactory
     from tests.planner.calibrations.test_api import PROBE
     from tests.planner.plans.test_candidates import TRAIN
@@ -122,7 +135,17 @@ def rows(cast, reference_prices, monkeypatch):
         fix="Failed over",
         resolved=True,
     )
+    group = RackGroupFactory(site=site)
+    rack = group.racks.first()
+    dgx = ServerPlatform.objects.get(slug="nvidia-dgx-h100")
+    equipment = equipment_install(equipment=Equipment(rack=rack, server=dgx, position_u=1))
+    feed = power_feed_save(
+        feed=PowerFeed(rack=rack, name="A", voltage=400, amperage=32, phase="three")
+    )
     return {
+        "rack": rack.pk,
+        "equipment": equipment.pk,
+        "power_feed": feed.pk,
         "fault_entry": entry.pk,
         "fault_incident": incident.pk,
         "accelerators": "nvidia-h100-sxm5-80gb",
@@ -130,7 +153,7 @@ def rows(cast, reference_prices, monkeypatch):
         "models": "meta-llama-3-8b",
         "servers": "nvidia-dgx-h100",
         "site": site.pk,
-        "rack_group": RackGroupFactory(site=site).pk,
+        "rack_group": group.pk,
         "price": PriceFactory(team=cast.team).pk,
         "plan": plan.pk,
         "cid": 0,
@@ -144,6 +167,9 @@ def _url(path: str, rows: dict) -> str:
     row_for = {
         "calibrations": "calibration",
         "fault-entries": "fault_entry",
+        "racks": "rack",
+        "equipment": "equipment",
+        "power-feeds": "power_feed",
         "fault-incidents": "fault_incident",
         "plans": "plan",
         "prices": "price",

@@ -17,14 +17,15 @@ import pytest
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
-from catalog.models import Accelerator
+from catalog.models import Accelerator, ServerPlatform
 from planner.calibrations.services import calibration_create
 from planner.choices import SimulationStatus
 from planner.engine.simulate.question import inputs_hash
 from planner.faults.services import fault_entry_create, fault_incident_create
 from planner.messages.catalogue import TEMPLATES
-from planner.models import Price, RackGroup, Simulation
+from planner.models import Equipment, Price, RackGroup, Simulation
 from planner.plans.services import plan_create, workload_create
+from planner.racks.equipment import equipment_install
 from planner.simulations.services import simulation_question
 from planner.sites.services import rack_group_save, site_create
 from tests.factories import PriceFactory
@@ -39,6 +40,7 @@ NOT_PAGES = {
     "planner:plan_export_json",
     "planner:plan_candidate_purchase_csv",
     "planner:rack_export",
+    "planner:equipment_export",
     "planner:price_export",
     "logout",
     "set_currency",
@@ -85,6 +87,12 @@ def world(cast, reference_prices):
     group = rack_group_save(
         rack_group=RackGroup(
             site=site, name="Row A", count=8, power_kw=40, cooling_kw=40, units=42, max_kg=1500
+        )
+    )
+    rack = group.racks.order_by("position").first()
+    equipment = equipment_install(
+        equipment=Equipment(
+            rack=rack, server=ServerPlatform.objects.get(slug="nvidia-dgx-h100"), position_u=1
         )
     )
     workload = workload_create(
@@ -142,6 +150,8 @@ def world(cast, reference_prices):
         "prices": [quote, reference],
         "site": site,
         "rack_group": group,
+        "rack": rack,
+        "equipment": equipment,
         "workload": workload,
         "plan": plan,
         "hopeless": hopeless,
@@ -199,6 +209,10 @@ def _urls(name: str, world: dict) -> list[str]:
         "site_": [world["site"].pk],
         "rackgroup_create": [world["site"].pk],
         "rack_import": [world["site"].pk],
+        "rack_create": [world["rack_group"].pk],
+        "rack_": [world["rack"].pk],
+        "equipment_create": [world["rack"].pk],
+        "equipment_": [world["equipment"].pk],
         "rackgroup_": [world["rack_group"].pk],
         "workload_create": ["train", "finetune", "serve"],
         "workload_": [world["workload"].pk],

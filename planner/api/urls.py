@@ -5,6 +5,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("planner.estimates.api.urls")),
     path("", include("planner.sites.api.urls")),
+    path("", include("planner.racks.api.urls")),
     path("", include("planner.simulations.api.urls")),
     path("", include("planner.plans.api.urls")),
     path("", include("planner.calibrations.api.urls")),

@@ -297,3 +297,23 @@ def fit(
         eta_thermal=eta_thermal(rack, server),
         warnings=tuple(warnings),
     )
+
+
+# Power feeds as NetBox computes a feed's available power (dcim/models/power.py, PowerFeed.save:
+# voltage x amperage x max_utilization / 100, times sqrt(3) for three-phase, where the voltage
+# is line to line).
+DEFAULT_MAX_UTILISATION_PCT = 80.0
+
+
+def feed_usable_kw(
+    *, voltage_v: float, amperage_a: float, three_phase: bool, max_utilisation_pct: float
+) -> float:
+    """What one feed may carry: 400 V three-phase at 32 A and 80 % is 17.7 kW."""
+    volt_amps = voltage_v * amperage_a * (math.sqrt(3) if three_phase else 1.0)
+    return volt_amps * max_utilisation_pct / 100 / 1000
+
+
+def feeds_usable_kw(feeds: tuple[tuple[float, bool], ...]) -> float:
+    """A rack's usable power from its feeds, each (usable kW, redundant): a redundant feed
+    (the B side of an A/B pair) takes the load when its primary fails, so it adds nothing."""
+    return sum(kw for kw, redundant in feeds if not redundant)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F, Q, QuerySet, Sum
+from django.db.models import Q, QuerySet
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
 from planner.choices import Visibility
 from planner.models import RackGroup, Site
+from planner.racks.capacity import site_limit_totals
 
 
 def site_visible_to(user) -> QuerySet[Site]:
@@ -45,16 +46,11 @@ class SiteCapacity:
 
 
 def site_capacity(*, site: Site) -> SiteCapacity:
-    """Totals over the site's rack groups (count x per-rack figure)."""
-    totals = site.rack_groups.aggregate(
-        racks=Sum("count"),
-        power=Sum(F("count") * F("power_kw")),
-        cooling=Sum(F("count") * F("cooling_kw")),
-        units=Sum(F("count") * F("units")),
-    )
+    """Totals over the site's racks, each with its own figures where it states them."""
+    totals = site_limit_totals(site=site)
     return SiteCapacity(
-        racks=totals["racks"] or 0,
-        power_kw=float(totals["power"] or 0),
-        cooling_kw=float(totals["cooling"] or 0),
-        units=int(totals["units"] or 0),
+        racks=totals.racks,
+        power_kw=totals.power_kw,
+        cooling_kw=totals.cooling_kw,
+        units=totals.units,
     )

@@ -20,6 +20,7 @@ from planner.csv_import import (
     write_csv,
 )
 from planner.models import RackGroup, Site
+from planner.racks.services import racks_match_count
 from planner.versioning import ConflictError, claim_version, save_versioned
 
 CSV_COLUMNS = list(RackGroup.STATED_FIELDS)
@@ -65,9 +66,11 @@ def site_delete(*, site: Site) -> None:
 @transaction.atomic
 def rack_group_save(*, rack_group: RackGroup, fabrics=None) -> RackGroup:
     """Create a rack group, or change one that still stands at `rack_group.version`; a change
-    of fabrics counts as a change of the rack group and raises its version too."""
+    of fabrics counts as a change of the rack group and raises its version too. Its racks
+    follow its count (planner.racks.services.racks_match_count)."""
     _full_clean(rack_group)
     save_versioned(rack_group)
+    racks_match_count(rack_group=rack_group)
     if fabrics is not None:
         rack_group.fabrics.set(fabrics)
     return rack_group

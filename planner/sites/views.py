@@ -22,6 +22,7 @@ from accounts.roles import Role, has_role
 from accounts.services import user_team
 from catalog.context_processors import display_currency
 from planner.models import RackGroup, Site
+from planner.racks.occupancy import site_occupancy
 from planner.sites import services as site_services
 from planner.sites.filtersets import SiteFilterSet
 from planner.sites.forms import (
@@ -136,6 +137,7 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "site": site,
             "capacity": site_capacity(site=site),
+            "occupancy": site_occupancy(site=site),
             "rack_groups": rack_groups,
             "can_edit": _can_edit(request.user, site),
             "site_history": history_rows(site),

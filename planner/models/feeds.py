@@ -1,0 +1,95 @@
+"""Power feeds into a rack, stated the way an electrician states them."""
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from planner.choices import FeedPhase, FeedSupply, FeedType
+from planner.engine.facility import DEFAULT_MAX_UTILISATION_PCT, feed_usable_kw
+from planner.models.fields import name_rules, version_field
+from planner.models.racks import Rack
+
+
+class PowerFeed(models.Model):
+    """One feed: voltage, amperage, phases, AC or DC, primary or redundant, and the share of
+    its rating it may carry. Usable kW as NetBox computes it (planner.engine.facility)."""
+
+    STATED_FIELDS = (
+        "name",
+        "supply",
+        "phase",
+        "voltage",
+        "amperage",
+        "feed_type",
+        "max_utilisation",
+    )
+
+    rack = models.ForeignKey(
+        Rack, on_delete=models.CASCADE, related_name="feeds", verbose_name=_("rack")
+    )
+    name = models.CharField(_("name"), max_length=60)
+    supply = models.CharField(
+        _("supply"), max_length=2, choices=FeedSupply.choices, default=FeedSupply.AC
+    )
+    phase = models.CharField(
+        _("phase"), max_length=6, choices=FeedPhase.choices, default=FeedPhase.SINGLE
+    )
+    voltage = models.FloatField(
+        _("voltage (V)"),
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text=_("Line to line for three-phase"),
+    )
+    amperage = models.FloatField(
+        _("amperage (A)"), validators=[MinValueValidator(1), MaxValueValidator(1000)]
+    )
+    feed_type = models.CharField(
+        _("type"), max_length=9, choices=FeedType.choices, default=FeedType.PRIMARY
+    )
+    max_utilisation = models.FloatField(
+        _("maximum utilisation (%)"),
+        default=DEFAULT_MAX_UTILISATION_PCT,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text=_(
+            "Share of the breaker rating the feed may carry, in percent; 80 is the usual derating"
+        ),
+    )
+    version = version_field()
+    history = HistoricalRecords(excluded_fields=["version"])
+
+    class Meta:
+        verbose_name = _("power feed")
+        verbose_name_plural = _("power feeds")
+        ordering = ["rack", "name"]
+        constraints = [
+            *name_rules("powerfeed", unique_within="rack"),
+            models.CheckConstraint(
+                condition=~Q(supply=FeedSupply.DC) | Q(phase=FeedPhase.SINGLE),
+                name="powerfeed_dc_is_single_phase",
+                violation_error_message=_("A DC feed has no phases: choose single-phase."),
+            ),
+            models.CheckConstraint(
+                condition=Q(max_utilisation__gte=1, max_utilisation__lte=100),
+                name="powerfeed_utilisation_sane",
+            ),
+            models.CheckConstraint(
+                condition=Q(voltage__gt=0, amperage__gt=0), name="powerfeed_rating_sane"
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="powerfeed_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rack} / {self.name}"
+
+    def get_absolute_url(self) -> str:
+        return self.rack.get_absolute_url() + f"#feed-{self.pk}"
+
+    @property
+    def usable_kw(self) -> float:
+        return feed_usable_kw(
+            voltage_v=self.voltage,
+            amperage_a=self.amperage,
+            three_phase=self.phase == FeedPhase.THREE,
+            max_utilisation_pct=self.max_utilisation,
+        )

@@ -1,0 +1,195 @@
+"""Racks over the API. Reads go through the visibility selectors (another team's private site
+is a 404); writes through planner.racks.services, as the pages do."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from accounts.permissions import FacilityWrites
+from planner.api.responses import DetailSerializer, documented
+from planner.api.versioned import RecordViewSet, conflict, crud_docs, service_errors
+from planner.models import Equipment, PowerFeed, Rack
+from planner.racks.api.serializers import (
+    EquipmentSerializer,
+    PowerFeedSerializer,
+    SiteRackSerializer,
+)
+from planner.racks.equipment import equipment_install, equipment_remove, equipment_update
+from planner.racks.feeds import power_feed_delete, power_feed_save
+from planner.racks.filtersets import EquipmentFilterSet, PowerFeedFilterSet, RackFilterSet
+from planner.racks.selectors import equipment_visible_to, rack_editable, rack_visible_to
+from planner.racks.services import rack_delete, rack_save
+
+FORBIDDEN = OpenApiResponse(
+    DetailSerializer,
+    description="Your role may not write (writes need facility), or the rack is on another "
+    "team's shared site, which you may read but not change.",
+)
+NOT_FOUND = OpenApiResponse(
+    DetailSerializer, description="No such object, or it is on another team's private site."
+)
+
+
+class RackEditable(BasePermission):
+    """Writes need the rack's site among the sites the user may edit."""
+
+    message = _("This rack belongs to another team: you may read it but not change it.")
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return rack_editable(request.user, obj.rack_group)
+
+
+def _rack_conflict(rack: Rack) -> dict:
+    return {
+        "conflict_field": "name",
+        "conflict_message": _("Rack group “%(group)s” already has a rack named “%(name)s”.")
+        % {"group": rack.rack_group.name, "name": rack.name},
+    }
+
+
+@documented(
+    "racks",
+    **crud_docs(
+        SiteRackSerializer,
+        noun="rack",
+        etag_example='"rack-31-v2-5c1d0e9f8a7b"',
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+        delete_conflicts=True,
+    ),
+)
+class RackViewSet(RecordViewSet):
+    """Racks, one by one, inside their rack groups: a limit left empty is the group's. Adding
+    or deleting a rack moves its group's count."""
+
+    queryset = Rack.objects.none()  # per request: get_queryset
+    serializer_class = SiteRackSerializer
+    permission_classes = [FacilityWrites, RackEditable]
+    filterset_class = RackFilterSet
+    noun = "rack"
+
+    def get_queryset(self) -> QuerySet[Rack]:
+        return rack_visible_to(self.request.user)
+
+    def perform_create(self, serializer) -> None:
+        rack = Rack(**serializer.validated_data)
+        with service_errors(**_rack_conflict(rack)):
+            serializer.instance = rack_save(rack=rack)
+
+    def perform_update(self, serializer) -> None:
+        rack = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(rack, name, value)
+        with service_errors(**_rack_conflict(rack)):
+            serializer.instance = rack_save(rack=rack)
+
+    def perform_destroy(self, instance: Rack) -> None:
+        try:
+            rack_delete(rack=instance)
+        except DjangoValidationError as exc:
+            raise conflict(field=None, message=" ".join(exc.messages)) from None
+
+
+class EquipmentEditable(BasePermission):
+    message = _("This equipment is in another team's rack: you may read it but not change it.")
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return request.method in SAFE_METHODS or rack_editable(request.user, obj.rack.rack_group)
+
+
+def _place_conflict() -> dict:
+    return {"conflict_field": "position_u", "conflict_message": _("That place is taken.")}
+
+
+@documented(
+    "equipment",
+    **crud_docs(
+        EquipmentSerializer,
+        noun="equipment",
+        etag_example='"equipment-7-v1-0a1b2c3d4e5f"',
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+    ),
+)
+class EquipmentViewSet(RecordViewSet):
+    """What is installed in racks: catalog servers or free-form devices with their U, power and
+    weight. DELETE removes equipment from its rack; the row stays with `removed_at` set, and its
+    history with it. Filter with `?rack=`, `?site=` and `?installed=true`."""
+
+    queryset = Equipment.objects.none()  # per request: get_queryset
+    serializer_class = EquipmentSerializer
+    permission_classes = [FacilityWrites, EquipmentEditable]
+    filterset_class = EquipmentFilterSet
+    noun = "equipment"
+
+    def get_queryset(self) -> QuerySet[Equipment]:
+        return equipment_visible_to(self.request.user)
+
+    def perform_create(self, serializer) -> None:
+        equipment = Equipment(**serializer.validated_data)
+        with service_errors(**_place_conflict()):
+            serializer.instance = equipment_install(equipment=equipment, user=self.request.user)
+
+    def perform_update(self, serializer) -> None:
+        equipment = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(equipment, name, value)
+        with service_errors(**_place_conflict()):
+            serializer.instance = equipment_update(equipment=equipment)
+
+    def perform_destroy(self, instance: Equipment) -> None:
+        equipment_remove(equipment=instance)
+
+
+@documented(
+    "power-feeds",
+    **crud_docs(
+        PowerFeedSerializer,
+        noun="power feed",
+        etag_example='"power-feed-3-v1-77aa0b1c2d3e"',
+        forbidden=FORBIDDEN,
+        not_found=NOT_FOUND,
+    ),
+)
+class PowerFeedViewSet(RecordViewSet):
+    """Power feeds per rack: voltage, amperage, phases, AC/DC, primary or redundant, maximum
+    utilisation. A rack with primary feeds takes its usable power from them."""
+
+    queryset = PowerFeed.objects.none()  # per request: get_queryset
+    serializer_class = PowerFeedSerializer
+    permission_classes = [FacilityWrites, EquipmentEditable]
+    filterset_class = PowerFeedFilterSet
+    noun = "power feed"
+
+    def get_queryset(self) -> QuerySet[PowerFeed]:
+        return PowerFeed.objects.filter(rack__in=rack_visible_to(self.request.user)).select_related(
+            "rack__rack_group"
+        )
+
+    def _conflict(self, rack: Rack, name: str) -> dict:
+        return {
+            "conflict_field": "name",
+            "conflict_message": _("Rack “%(rack)s” already has a feed named “%(name)s”.")
+            % {"rack": rack.name, "name": name},
+        }
+
+    def perform_create(self, serializer) -> None:
+        feed = PowerFeed(**serializer.validated_data)
+        with service_errors(**self._conflict(feed.rack, feed.name)):
+            serializer.instance = power_feed_save(feed=feed)
+
+    def perform_update(self, serializer) -> None:
+        feed = serializer.instance
+        for name, value in serializer.validated_data.items():
+            setattr(feed, name, value)
+        with service_errors(**self._conflict(feed.rack, feed.name)):
+            serializer.instance = power_feed_save(feed=feed)
+
+    def perform_destroy(self, instance: PowerFeed) -> None:
+        power_feed_delete(feed=instance)

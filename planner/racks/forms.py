@@ -1,0 +1,99 @@
+"""Forms for the racks pages. The model form validates what the model states; the name's
+uniqueness within the group is checked here so it shows beside the field."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import ServerPlatform
+from planner.models import Equipment, Rack, RackGroup
+from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.forms import FieldsetsMixin
+
+
+class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+    """One rack; an empty figure keeps its group's."""
+
+    class Meta:
+        model = Rack
+        fields = list(Rack.STATED_FIELDS)
+
+    FIELDSETS = (
+        (_("Rack"), ("name", "position", "notes")),
+        (
+            _("Limits where this rack differs from its group"),
+            ("units", "power_kw", "cooling_kw", "max_kg"),
+        ),
+    )
+
+    def __init__(self, *args, rack_group: RackGroup, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.rack_group = rack_group
+        for name in ("units", "power_kw", "cooling_kw", "max_kg"):
+            self.fields[name].widget.attrs["placeholder"] = str(getattr(rack_group, name))
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = Rack.objects.filter(rack_group=self.instance.rack_group, name=name).exclude(
+            pk=self.instance.pk
+        )
+        if taken.exists():
+            raise ValidationError(
+                _("This rack group already has a rack with this name."), code="unique"
+            )
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
+
+
+class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+    """A catalog server (its height, nameplate and weight from the catalog when left empty) or
+    a free-form device; on an edit, `rack` moves it."""
+
+    class Meta:
+        model = Equipment
+        fields = ["rack", *Equipment.STATED_FIELDS]
+
+    FIELDSETS = (
+        (_("What"), ("name", "server", "notes")),
+        (_("Where"), ("rack", "position_u", "units")),
+        (_("Power and weight"), ("nameplate_kw", "measured_kw", "weight_kg")),
+    )
+
+    def __init__(self, *args, rack: Rack, racks, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.instance.rack = rack
+            self.initial.setdefault("rack", rack.pk)
+        self.fields["rack"].queryset = racks
+        self.fields["server"].queryset = ServerPlatform.objects.order_by("name")
+        for name in ("name", "units", "nameplate_kw", "weight_kg"):
+            # Filled from the catalog server when one is chosen (planner.racks.equipment).
+            self.fields[name].required = False
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("server") is None:
+            for name in ("name", "units", "nameplate_kw", "weight_kg"):
+                if cleaned.get(name) in (None, "") and name not in self.errors:
+                    self.add_error(name, _("Required for a device that is not a catalog server."))
+        self._clean_version()
+        return cleaned
+
+    def _post_clean(self):
+        # The catalog fills empty figures in the service; the model's own check waits for it.
+        self.instance.rack = self.cleaned_data.get("rack") or self.instance.rack
+        for name in Equipment.STATED_FIELDS:
+            if name in self.cleaned_data:
+                setattr(self.instance, name, self.cleaned_data[name])
+        if not self.instance.name:
+            self.instance.name = ""
