@@ -3,11 +3,9 @@ from decimal import Decimal
 from django import template
 from django.contrib.humanize.templatetags.humanize import intcomma
 
-from catalog.currency import convert
+from catalog.currency import SYMBOLS, amount_text, convert
 
 register = template.Library()
-
-SYMBOLS = {"USD": "$", "CNY": "¥"}
 
 
 @register.simple_tag(takes_context=True)
@@ -18,7 +16,7 @@ def money(context, amount, source_currency):
     target = context.get("display_currency", source_currency)
     value = convert(amount, source_currency, target)
     approx = "≈ " if target != source_currency else ""
-    return f"{approx}{SYMBOLS.get(target, '')}{intcomma(round(value))}"
+    return f"{approx}{SYMBOLS.get(target, '')}{amount_text(value)}"
 
 
 @register.filter

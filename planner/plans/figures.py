@@ -11,9 +11,8 @@ from django.contrib.humanize.templatetags.humanize import intcomma
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from catalog.currency import convert
+from catalog.currency import SYMBOLS, amount_text, convert
 from catalog.models import Accelerator, ModelArchitecture, ServerPlatform
-from catalog.templatetags.catalog_tags import SYMBOLS
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import InferenceSpec
 from planner.messages.answers import localise_candidate, localise_rejected
@@ -56,7 +55,7 @@ def money(amount: float | None, currency: str, display: str | None = None) -> st
     target = display or currency
     value = convert(amount, currency, target) or 0.0
     approx = "≈ " if target != currency else ""
-    return f"{approx}{SYMBOLS.get(target, '')}{intcomma(round(value))} {target}"
+    return f"{approx}{SYMBOLS.get(target, '')}{amount_text(value)} {target}"
 
 
 def build_names(plan: Plan) -> dict[str, dict[str, str]]:

@@ -5,8 +5,7 @@ from decimal import Decimal
 
 from django import template
 
-from catalog.currency import convert
-from catalog.templatetags.catalog_tags import SYMBOLS
+from catalog.currency import SYMBOLS, convert
 
 register = template.Library()
 
