@@ -4,7 +4,7 @@ takes any number; one API request at most `MAX_BATCH_QUESTIONS`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, RootModel
 
@@ -32,10 +32,21 @@ class ElementError(Answer):
     error: QuestionError
 
 
+# An array's elements are read one by one: an element that is not a question is that element's
+# error in the answer (not the whole request's), so the array takes any JSON values.
+BatchElement = Annotated[
+    Any,
+    Field(
+        description="An estimate question, as in the single form; an element that is not one "
+        'answers {"error": {"field": ..., "message": ...}} in its place'
+    ),
+]
+
+
 class EstimateQuestions(
     RootModel[
         EstimateQuestion
-        | Annotated[list[EstimateQuestion], Field(min_length=1, max_length=MAX_BATCH_QUESTIONS)]
+        | Annotated[list[BatchElement], Field(min_length=1, max_length=MAX_BATCH_QUESTIONS)]
     ]
 ):
     """One estimate question, or an array of them (at most 500 in one request)."""
