@@ -165,3 +165,163 @@ def capabilities() -> dict[str, Capability]:
         )
         for r in _rows("compute_capability.csv")
     }
+
+
+@dataclass(frozen=True)
+class MinorLimit:
+    """One of the caveats NVIDIA lists for CUDA minor-version compatibility."""
+
+    code: str
+    error: str
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class FrameworkRelease:
+    """A serving framework's release: the PyTorch it pins and the cards it supports."""
+
+    framework: str
+    version: str
+    torch: str  # minor release, "2.6"; empty when not stated
+    min_capability: str  # "7.0"; empty when the release lists architectures instead
+    capabilities: tuple[str, ...]  # the listed compute capabilities, if any
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class RocmRelease:
+    rocm: str  # "6.2"
+    gfx_targets: tuple[str, ...]
+    torch_versions: tuple[str, ...]
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class RocmKernelDriver:
+    """The ROCm kernel-mode driver (amdgpu) release and the user space releases tested on it."""
+
+    kmd: str
+    user_space: tuple[str, ...]
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class GfxTarget:
+    accelerator: str
+    gfx_target: str
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class CannPair:
+    """One CANN release and a PyTorch release with the torch_npu version built for the pair."""
+
+    cann: str
+    torch: str
+    torch_npu: str
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class CannDriver:
+    cann: str
+    hdk: str  # the Ascend HDK (driver and firmware) release paired with it
+    sources: tuple[str, ...]
+    read_on: str
+
+
+@dataclass(frozen=True)
+class MindsporePair:
+    mindspore: str
+    cann: str  # the recommended CANN
+    sources: tuple[str, ...]
+    read_on: str
+
+
+def _urls(row: dict[str, str]) -> tuple[str, ...]:
+    return tuple(row["source_urls"].split())
+
+
+@cache
+def minor_limits() -> tuple[MinorLimit, ...]:
+    return tuple(
+        MinorLimit(r["code"], r["error"], _urls(r), r["read_on"])
+        for r in _rows("cuda_minor_limits.csv")
+    )
+
+
+@cache
+def framework_releases() -> tuple[FrameworkRelease, ...]:
+    rows = [
+        FrameworkRelease(
+            r["framework"],
+            r["version"],
+            r["torch"],
+            r["min_capability"],
+            tuple(r["capabilities"].split()),
+            _urls(r),
+            r["read_on"],
+        )
+        for r in _rows("framework_releases.csv")
+    ]
+    return tuple(sorted(rows, key=lambda f: (f.framework, version_key(f.version))))
+
+
+@cache
+def rocm_releases() -> dict[str, RocmRelease]:
+    return {
+        r["rocm"]: RocmRelease(
+            r["rocm"],
+            tuple(r["gfx_targets"].split()),
+            tuple(r["torch_versions"].split()),
+            _urls(r),
+            r["read_on"],
+        )
+        for r in _rows("rocm_releases.csv")
+    }
+
+
+@cache
+def rocm_kernel_drivers() -> dict[str, RocmKernelDriver]:
+    return {
+        r["kmd"]: RocmKernelDriver(r["kmd"], tuple(r["user_space"].split()), _urls(r), r["read_on"])
+        for r in _rows("rocm_kmd.csv")
+    }
+
+
+@cache
+def gfx_targets() -> dict[str, GfxTarget]:
+    return {
+        r["accelerator"]: GfxTarget(r["accelerator"], r["gfx_target"], _urls(r), r["read_on"])
+        for r in _rows("gfx_targets.csv")
+    }
+
+
+@cache
+def cann_pairs() -> tuple[CannPair, ...]:
+    return tuple(
+        CannPair(r["cann"], r["torch"], r["torch_npu"], _urls(r), r["read_on"])
+        for r in _rows("cann_torch_npu.csv")
+    )
+
+
+@cache
+def cann_drivers() -> dict[str, CannDriver]:
+    return {
+        r["cann"]: CannDriver(r["cann"], r["hdk"], _urls(r), r["read_on"])
+        for r in _rows("cann_hdk.csv")
+    }
+
+
+@cache
+def mindspore_pairs() -> dict[str, MindsporePair]:
+    return {
+        r["mindspore"]: MindsporePair(r["mindspore"], r["cann"], _urls(r), r["read_on"])
+        for r in _rows("mindspore_cann.csv")
+    }

@@ -9,14 +9,18 @@ from pydantic import BeforeValidator, Field
 
 from planner.engine.contract.base import Answer, Question, Text, one_of
 
-FRAMEWORKS = ("pytorch", "torch")
+FRAMEWORKS = ("pytorch", "torch", "vllm", "tensorrt-llm", "trt-llm", "mindspore")
 
 
 class Framework(Question):
     name: Annotated[str, BeforeValidator(one_of(FRAMEWORKS))] = Field(
-        description="The framework; PyTorch is the one with recorded builds (pytorch or torch)"
+        description="The framework: PyTorch (pytorch or torch), vLLM (vllm), TensorRT-LLM "
+        "(tensorrt-llm or trt-llm) or MindSpore (mindspore)"
     )
-    version: Text = Field(description='Its version as it reports it, e.g. "2.5.1+cu124" or "2.5"')
+    version: Text = Field(
+        description='Its version as it reports it, e.g. "2.5.1+cu124" for PyTorch, "0.8.5" '
+        'for vLLM, "2.6.0" for MindSpore'
+    )
 
 
 class CompatQuestion(Question):
@@ -34,6 +38,16 @@ class CompatQuestion(Question):
     nvidia_smi: Text | None = Field(
         None, description="The table nvidia-smi prints, pasted whole (driver, CUDA line, GPUs)"
     )
+    rocm: Text | None = Field(
+        None, description='ROCm release installed, when no PyTorch ROCm build is named: "6.2"'
+    )
+    amdgpu: Text | None = Field(
+        None, description='ROCm kernel-mode driver (amdgpu) release, e.g. "6.3"'
+    )
+    cann: Text | None = Field(None, description='Huawei CANN release, e.g. "8.0.RC3"')
+    npu_driver: Text | None = Field(
+        None, description='Ascend HDK driver release (npu-smi), e.g. "24.1.RC3"'
+    )
 
 
 class CompatFix(Answer):
@@ -49,6 +63,8 @@ class CompatStack(Answer):
     driver_cuda: str | None = Field(description="The newest CUDA the driver supports in full")
     torch: str | None
     build: str | None
+    gfx_target: str | None = Field(description="An AMD card's LLVM target, e.g. gfx942")
+    framework: str | None = Field(description='The serving framework checked, e.g. "vllm 0.8"')
 
 
 class CompatMessage(Answer):

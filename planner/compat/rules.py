@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.compat import data
+from planner.compat import data, frameworks, stacks
 from planner.compat.data import TorchBuild, version_key
 from planner.compat.sentences import Message, message
+from planner.compat.stacks import Found
 
 INDEX_URL = "https://download.pytorch.org/whl/{build}"
 # Efforts, lowest first: a pip install beside what is there, a newer release, a new driver.
@@ -34,6 +35,13 @@ class Stack:
     torch: str | None = None  # minor release, "2.5"
     build: str | None = None  # "cu124"
     cuda: str | None = None  # a CUDA toolkit without PyTorch
+    gfx: str | None = None  # an AMD card's LLVM target, "gfx942"
+    rocm: str | None = None  # a ROCm user space installed without PyTorch, "6.2"
+    amdgpu: str | None = None  # the ROCm kernel-mode driver release, "6.3"
+    cann: str | None = None  # "8.0.RC3"
+    npu_driver: str | None = None  # the Ascend HDK release, "24.1.RC3"
+    framework: str = ""  # vllm, tensorrt-llm, mindspore; "" for PyTorch alone
+    framework_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -138,8 +146,26 @@ def driver_messages(stack: Stack, cuda: str, software: str) -> tuple[list[Messag
     return [], [message("compat.full_support", full=full, **params)]
 
 
+def _rocm_messages(stack: Stack, rocm: str, software: str) -> Found:
+    gpu = stacks.rocm_gpu(rocm=rocm, gfx=stack.gfx, card=stack.card, software=software)
+    kernel = stacks.rocm_kernel(rocm=rocm, amdgpu=stack.amdgpu, software=software)
+    return _merge(gpu, kernel)
+
+
+def _merge(*found: Found) -> Found:
+    return Found(
+        tuple(p for f in found for p in f.problems),
+        tuple(n for f in found for n in f.notes),
+        tuple(x for f in found for x in f.fixes),
+        tuple(dict.fromkeys(u for f in found for u in f.sources)),
+    )
+
+
 def card_messages(stack: Stack, build: TorchBuild) -> tuple[list[Message], list[Message]]:
     software = _software(stack, build)
+    if build.kind == "rocm":
+        found = _rocm_messages(stack, build.build, software)
+        return list(found.problems), list(found.notes)
     if stack.software_stack != "cuda" and build.kind == "cuda":
         return [
             message(
@@ -197,12 +223,22 @@ def _fixes(
     fitting = [b for b in reversed(same) if _fits(stack, b)]
     if fitting:
         fit = fitting[0]
+        code = "compat.fix.build" if stack.driver else "compat.fix.rocm"
+        if fit.kind == "cuda" and "compat.arch_missing" in codes:
+            code = "compat.fix.build_arch"
         sentence = message(
-            "compat.fix.build", build=fit.build, torch=fit.torch, driver=stack.driver or "-"
+            code,
+            build=fit.build,
+            torch=fit.torch,
+            driver=stack.driver or "-",
+            capability=stack.compute_capability or "-",
         )
         fixes.append(Fix(EFFORT_BUILD, sentence, pip_command(fit)))
     else:
         anywhere = [b for t in releases() for b in builds_of(t, kind) if _fits(stack, b)]
+        if kind == "rocm" and stack.gfx:
+            # Only a build whose ROCm release is recorded as listing the card is named.
+            anywhere = [b for b in anywhere if stacks.rocm_lists(b.build, stack.gfx)]
         chosen = _first_release(stack, anywhere, build)
         if chosen is not None:
             code = "compat.fix.build"
@@ -224,6 +260,9 @@ def _fixes(
         if toolkit is not None:
             sentence = message("compat.fix.driver", minimum=toolkit.linux_driver, cuda=cuda)
             fixes.append(Fix(EFFORT_DRIVER, sentence))
+    if "compat.rocm_kmd" in codes and build is not None and build.kind == "rocm":
+        kernel = stacks.rocm_kernel(rocm=build.build, amdgpu=stack.amdgpu, software="")
+        fixes.extend(Fix(effort, sentence, command) for effort, sentence, command in kernel.fixes)
     return sorted(fixes, key=lambda f: f.effort)
 
 
@@ -273,51 +312,101 @@ def _branch_note(stack: Stack) -> list[Message]:
     ]
 
 
-def check(stack: Stack) -> Verdict:
-    """The verdict for one machine. With a PyTorch release but no build named, every build of
-    the release is tried and the one that fits is named."""
+def _torch_check(stack: Stack) -> tuple[TorchBuild | None, list[Message], list[Message]]:
+    """The PyTorch build against the driver and the card (CUDA and ROCm builds)."""
     build: TorchBuild | None = None
     problems: list[Message] = []
     notes: list[Message] = []
-    if stack.torch is not None:
-        kind = _kind(stack)
-        candidates = builds_of(stack.torch, kind)
-        if stack.build is not None:
-            named = [b for b in builds_of(stack.torch) if b.build == stack.build]
-            if not named:
-                problems.append(
-                    message(
-                        "compat.no_such_build",
-                        torch=stack.torch,
-                        build=stack.build,
-                        cuda=build_cuda(stack.build) or stack.build,
-                        builds=[b.build for b in candidates],
-                    )
+    kind = _kind(stack)
+    candidates = builds_of(stack.torch, kind) if stack.torch else []
+    if stack.torch is not None and stack.build is not None:
+        named = [b for b in builds_of(stack.torch) if b.build == stack.build]
+        if not named:
+            problems.append(
+                message(
+                    "compat.no_such_build",
+                    torch=stack.torch,
+                    build=stack.build,
+                    cuda=build_cuda(stack.build) or stack.build,
+                    builds=[b.build for b in candidates],
                 )
-            candidates = named or candidates
-        fitting = [b for b in reversed(candidates) if _fits(stack, b)]
-        if not problems and stack.build is None and fitting:
-            build = fitting[0]
-            notes.append(message("compat.build_chosen", torch=build.torch, build=build.build))
-        elif candidates:
-            build = candidates[-1] if not problems else None
-        if build is not None:
-            found, found_notes = _evaluate(stack, build)
-            problems.extend(found)
-            notes.extend(found_notes)
-    elif stack.cuda is not None:
-        found, found_notes = driver_messages(stack, stack.cuda, _software(stack, None))
+            )
+        candidates = named or candidates
+    fitting = [b for b in reversed(candidates) if _fits(stack, b)]
+    if not problems and stack.build is None and fitting:
+        build = fitting[0]
+        notes.append(message("compat.build_chosen", torch=build.torch, build=build.build))
+    elif candidates:
+        build = candidates[-1] if not problems else None
+    if build is not None:
+        found, found_notes = _evaluate(stack, build)
         problems.extend(found)
         notes.extend(found_notes)
-    notes.extend(_branch_note(stack))
+    return build, problems, notes
+
+
+def _stack_checks(stack: Stack) -> Found:
+    """Everything beside the PyTorch build: a CUDA toolkit alone, a ROCm install alone, the
+    Ascend stack, a serving framework."""
+    found: list[Found] = []
+    if stack.torch is None and stack.cuda is not None:
+        problems, notes = driver_messages(stack, stack.cuda, _software(stack, None))
+        found.append(Found(tuple(problems), tuple(notes)))
+    if stack.torch is None and stack.rocm is not None:
+        found.append(_rocm_messages(stack, stack.rocm, f"ROCm {stacks.minor(stack.rocm)}"))
+    if stack.software_stack == "cann":
+        if stack.torch is not None and stack.framework != "mindspore":
+            found.append(stacks.ascend_torch(torch=stack.torch, cann=stack.cann, card=stack.card))
+        found.append(stacks.ascend_driver(cann=stack.cann, npu_driver=stack.npu_driver))
+    if stack.framework == "mindspore" and stack.framework_version:
+        found.append(stacks.mindspore(version=stack.framework_version, cann=stack.cann))
+    elif stack.framework and stack.framework_version:
+        found.append(
+            frameworks.framework_check(
+                name=stack.framework,
+                version=stack.framework_version,
+                torch=stack.torch,
+                capability=stack.compute_capability if stack.software_stack == "cuda" else None,
+                card=stack.card,
+            )
+        )
+    return _merge(*found)
+
+
+def _limits(notes: list[Message]) -> tuple[list[Message], tuple[str, ...]]:
+    """NVIDIA's caveats for minor-version compatibility, when the answer relies on it."""
+    if not any(n.code.startswith("compat.minor_version") for n in notes):
+        return [], ()
+    limits = data.minor_limits()
+    messages = [message(f"compat.limit.{lim.code}", error=lim.error) for lim in limits]
+    return messages, tuple(u for lim in limits for u in lim.sources)
+
+
+def check(stack: Stack) -> Verdict:
+    """The verdict for one machine. With a PyTorch release but no build named, every build of
+    the release is tried and the one that fits is named. On an Ascend card PyTorch is checked
+    through torch_npu and CANN instead."""
+    build: TorchBuild | None = None
+    problems: list[Message] = []
+    notes: list[Message] = []
+    if stack.torch is not None and stack.software_stack != "cann":
+        build, problems, notes = _torch_check(stack)
+    other = _stack_checks(stack)
     fixes = _fixes(stack, stack.torch, build, problems) if problems else []
+    problems.extend(other.problems)
+    notes.extend(other.notes)
+    limit_notes, limit_sources = _limits(notes)
+    notes.extend(limit_notes)
+    notes.extend(_branch_note(stack))
+    fixes.extend(Fix(effort, sentence, command) for effort, sentence, command in other.fixes)
     limited = any(n.code.startswith("compat.minor_version") for n in notes)
+    sources = (*_sources(build, stack), *other.sources, *limit_sources)
     return Verdict(
         not problems,
         limited and not problems,
         tuple(problems),
         tuple(notes),
-        tuple(fixes),
+        tuple(sorted(fixes, key=lambda f: f.effort)),
         build,
-        _sources(build, stack),
+        tuple(dict.fromkeys(sources)),
     )

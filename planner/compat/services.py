@@ -11,9 +11,9 @@ from django.utils.translation import gettext_noop as _
 
 from catalog.models import Accelerator
 from planner.calibrations.services import match_accelerator
-from planner.compat import rules
+from planner.compat import frameworks, rules
 from planner.compat.question import CompatQuestion
-from planner.compat.selectors import compute_capability_of
+from planner.compat.selectors import compute_capability_of, gfx_target_of
 from planner.compat.sentences import TEMPLATES, Message
 from planner.compat.smi import parse_nvidia_smi
 from planner.engine import RequestError
@@ -23,6 +23,10 @@ from planner.messages.render import fill
 DRIVER = re.compile(r"^\d{3}(\.\d+){0,2}$")
 CUDA = re.compile(r"^(\d+)\.(\d+)(\.\d+)?$")
 TORCH = re.compile(r"^(\d+)\.(\d+)(\.\d+)?([ab]\d+|rc\d+)?(\+(?P<build>[a-z0-9.]+))?$")
+RELEASE = re.compile(r"^(\d+)\.(\d+)(\.\d+)*$")
+# CANN and Ascend HDK releases: "8.0.RC3", "8.0.0", "24.1.RC3", "25.0.rc1.1".
+ASCEND = re.compile(r"^\d+\.\d+\.(\d+|rc\d+)(\.\d+)?$", re.IGNORECASE)
+PYTORCH_NAMES = ("pytorch", "torch")
 
 
 def _driver(value: str, field: str) -> str:
@@ -67,6 +71,37 @@ def _torch(value: str, field: str) -> tuple[str, str | None]:
     return release, match.group("build")
 
 
+def _release(value: str, field: str) -> str:
+    """A ROCm or framework release, "6.2" or "0.8.5"; kept as given."""
+    if not RELEASE.match(value.strip()):
+        raise RequestError(
+            field,
+            _("must be a release number such as 6.2 or 0.8.5, not {value}"),
+            value=repr(value),
+        )
+    return value.strip()
+
+
+def _ascend(value: str, field: str) -> str:
+    """A CANN or Ascend HDK release as Huawei writes it: "8.0.RC3" ("rc" read as "RC")."""
+    if not ASCEND.match(value.strip()):
+        raise RequestError(
+            field,
+            _("must be a release such as 8.0.RC3 or 24.1.RC3, not {value}"),
+            value=repr(value),
+        )
+    return re.sub("rc", "RC", value.strip(), flags=re.IGNORECASE)
+
+
+def _framework(question: CompatQuestion) -> tuple[str, str | None]:
+    """The serving framework and its version ("" and None for PyTorch alone)."""
+    framework = question.framework
+    if framework is None or framework.name in PYTORCH_NAMES:
+        return "", None
+    name = frameworks.canonical(framework.name)
+    return name, _release(framework.version, "framework.version")
+
+
 def _card(question: CompatQuestion, smi) -> Accelerator | None:
     if question.accelerator is not None:
         card = Accelerator.objects.filter(slug=question.accelerator).first()
@@ -86,16 +121,22 @@ def stack_from_question(data: Any) -> tuple[rules.Stack, Accelerator | None]:
     if not any(question.model_dump(exclude_none=True).values()):
         raise RequestError(
             "request",
-            _("give at least one of accelerator, driver, cuda, torch, framework, nvidia_smi"),
+            _(
+                "give at least one of accelerator, driver, cuda, torch, framework, nvidia_smi, "
+                "rocm, amdgpu, cann, npu_driver"
+            ),
         )
     smi = parse_nvidia_smi(question.nvidia_smi) if question.nvidia_smi is not None else None
     driver = _driver(question.driver, "driver") if question.driver else None
     driver = driver or (smi.driver if smi else None)
     torch, build = None, None
+    framework, framework_version = _framework(question)
     if question.torch is not None:
         torch, build = _torch(question.torch, "torch")
-    elif question.framework is not None:
+    elif question.framework is not None and not framework:
         torch, build = _torch(question.framework.version, "framework.version")
+    elif framework and framework_version:
+        torch = frameworks.pinned_torch(framework, framework_version)
     cuda = _cuda(question.cuda, "cuda") if question.cuda else None
     if build is None and cuda is not None and torch is not None:
         build = "cu" + cuda.replace(".", "")
@@ -109,6 +150,13 @@ def stack_from_question(data: Any) -> tuple[rules.Stack, Accelerator | None]:
         torch=torch,
         build=build,
         cuda=cuda,
+        gfx=gfx_target_of(card.slug) if card else None,
+        rocm=_release(question.rocm, "rocm") if question.rocm else None,
+        amdgpu=_release(question.amdgpu, "amdgpu") if question.amdgpu else None,
+        cann=_ascend(question.cann, "cann") if question.cann else None,
+        npu_driver=_ascend(question.npu_driver, "npu_driver") if question.npu_driver else None,
+        framework=framework,
+        framework_version=framework_version,
     )
     return stack, card
 
@@ -131,6 +179,10 @@ def verdict_answer(verdict: rules.Verdict, stack: rules.Stack, card=None) -> dic
             else None,
             "torch": stack.torch,
             "build": verdict.build.build if verdict.build else stack.build,
+            "gfx_target": stack.gfx,
+            "framework": f"{stack.framework} {stack.framework_version}"
+            if stack.framework
+            else None,
         },
         "problems": [sentence(m) for m in verdict.problems],
         "notes": [sentence(m) for m in verdict.notes],

@@ -30,7 +30,9 @@ def compat(request: HttpRequest) -> HttpResponse:
             try:
                 answer = compat_check(data=question)
             except RequestError as exc:
-                field = exc.field if exc.field in form.fields else None
+                field = exc.field.replace("framework.version", "framework_version")
+                field = field.replace("framework.name", "framework")
+                field = field if field in form.fields else None
                 form.add_error(field, error_message(exc))
     context = {"form": form, "answer": answer}
     if partial_wanted(request):
