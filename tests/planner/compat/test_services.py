@@ -151,3 +151,93 @@ def test_the_page_names_the_bad_field(cast, catalog):
 def test_the_accelerator_page_says_which_releases_support_the_card(client, catalog):
     text = client.get("/catalog/accelerators/nvidia-rtx-5090/").content.decode()
     assert "PyTorch releases for this card" in text and "cu128" in text
+
+
+def test_an_amd_card_from_the_catalog_is_checked_against_rocms_gpu_list(catalog):
+    answer = compat_check(data={"accelerator": "amd-mi355x", "torch": "2.5.1+rocm6.2"})
+    assert answer["compatible"] is False
+    assert answer["stack"]["gfx_target"] == "gfx950"
+    assert answer["messages"][0]["code"] == "compat.rocm_gpu_missing"
+
+
+def test_an_ascend_card_with_cann_and_a_driver(catalog):
+    answer = compat_check(
+        data={
+            "accelerator": "huawei-ascend-910b",
+            "torch": "2.4.0",
+            "cann": "8.0.rc2",
+            "npu_driver": "24.1.RC2",
+        }
+    )
+    assert answer["compatible"] is False
+    assert answer["fixes"][0]["command"] == "pip install torch==2.3.1 torch_npu==2.3.1"
+
+
+def test_vllm_is_checked_through_the_pytorch_it_pins(catalog):
+    answer = compat_check(
+        data={
+            "accelerator": "nvidia-h100-sxm5-80gb",
+            "driver": "470",
+            "framework": {"name": "vllm", "version": "0.8.5"},
+        }
+    )
+    assert answer["stack"]["torch"] == "2.6"
+    assert answer["stack"]["framework"] == "vllm 0.8.5"
+    codes = [m["code"] for m in answer["messages"]]
+    assert "compat.framework_pins" in codes and "compat.framework_arch_ok" in codes
+
+
+@pytest.mark.parametrize(
+    ("question", "field"),
+    [
+        ({"cann": "eight"}, "cann"),
+        ({"npu_driver": "24"}, "npu_driver"),
+        ({"amdgpu": "new"}, "amdgpu"),
+        ({"rocm": "6"}, "rocm"),
+        ({"framework": {"name": "vllm", "version": "latest"}}, "framework.version"),
+    ],
+)
+def test_bad_stack_versions_name_the_field(catalog, question, field):
+    with pytest.raises(RequestError) as caught:
+        compat_check(data=question)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_page_checks_a_framework_and_rocm_in_both_languages(cast, catalog, language):
+    response = cast.browser("viewer").get(
+        "/compat/?accelerator=amd-mi300x&torch=2.7.0%2Brocm6.3&amdgpu=6.0",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert "pip install torch==2.6.0 --index-url https://download.pytorch.org/whl/rocm6.2.4" in text
+    if language == "zh-hans":
+        assert "is tested with ROCm user space" not in text
+    framework = cast.browser("viewer").get(
+        "/compat/?accelerator=nvidia-b200-sxm-180gb&framework=tensorrt-llm&framework_version=0.18",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert "pip install &quot;tensorrt_llm==0.19.*&quot;" in framework.content.decode()
+
+
+def test_the_page_names_a_bad_framework_version_on_its_field(cast, catalog):
+    response = cast.browser("viewer").get("/compat/?framework=vllm&framework_version=abc")
+    text = response.content.decode()
+    assert "must be a release number" in text
+
+
+def test_the_accelerator_pages_of_amd_and_ascend_cards_say_which_builds_support_them(
+    client, catalog
+):
+    amd = client.get("/catalog/accelerators/amd-mi300x/").content.decode()
+    # The six newest releases: their ROCm 6.4 and 7.x GPU lists are not recorded.
+    assert "LLVM target gfx942" in amd and "rocm7.2" in amd
+    ascend = client.get("/catalog/accelerators/huawei-ascend-910b/").content.decode()
+    assert "torch_npu 2.6.0 (CANN 8.2.RC1)" in ascend
+
+
+def test_an_nvidia_accelerator_page_lists_the_serving_frameworks(client, catalog):
+    text = client.get("/catalog/accelerators/nvidia-v100-sxm2-32gb/").content.decode()
+    assert "TensorRT-LLM 0.19" in text and "does not list this card" in text
+    assert "vLLM 0.8" in text and "supports this card" in text
