@@ -208,7 +208,10 @@ def _fits(stack: Stack, build: TorchBuild) -> bool:
 
 
 def _kind(stack: Stack) -> str:
-    return "rocm" if stack.software_stack == "rocm" else "cuda"
+    """The builds to look among: ROCm ones for an AMD card, a ROCm build named or a ROCm
+    driver given; CUDA ones otherwise."""
+    amd = stack.software_stack == "rocm" or stack.amdgpu is not None or stack.rocm is not None
+    return "rocm" if amd or (stack.build or "").startswith("rocm") else "cuda"
 
 
 def _fixes(
@@ -290,6 +293,8 @@ def _sources(build: TorchBuild | None, stack: Stack) -> tuple[str, ...]:
     urls: list[str] = []
     if build is not None:
         urls.extend(build.sources)
+    if build is not None and build.kind == "rocm":
+        urls.extend(_rocm_messages(stack, build.build, "").sources)
     cuda = build.cuda if build is not None and build.kind == "cuda" else stack.cuda
     if cuda:
         family = data.families().get(version_key(cuda)[0])

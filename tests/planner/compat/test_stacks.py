@@ -267,3 +267,10 @@ def test_every_amd_card_in_the_catalog_has_an_llvm_target():
     with (DATA_DIR.parent / "accelerators" / "amd.csv").open(encoding="utf-8") as handle:
         slugs = {row["slug"] for row in csv.DictReader(handle)}
     assert slugs == set(data.gfx_targets())
+
+
+def test_a_rocm_build_without_a_card_is_fixed_with_rocm_builds_and_cites_amds_matrix():
+    verdict = check(Stack(torch="2.7", build="rocm6.3", amdgpu="6.0"))
+    assert not verdict.compatible
+    assert all("/whl/cu" not in f.command for f in verdict.fixes)
+    assert any("user-kernel-space-compat-matrix" in url for url in verdict.sources)
