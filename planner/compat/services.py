@@ -29,14 +29,16 @@ ASCEND = re.compile(r"^\d+\.\d+\.(\d+|rc\d+)(\.\d+)?$", re.IGNORECASE)
 PYTORCH_NAMES = ("pytorch", "torch")
 
 
+def _matched(value: str, field: str, pattern: re.Pattern[str], template: str) -> str:
+    """The value, stripped, when the pattern matches it; else `RequestError` on the field."""
+    if not pattern.match(value.strip()):
+        raise RequestError(field, template, value=repr(value))
+    return value.strip()
+
+
 def _driver(value: str, field: str) -> str:
-    if not DRIVER.match(value):
-        raise RequestError(
-            field,
-            _("must be an NVIDIA driver version such as 550.54.15, not {value}"),
-            value=repr(value),
-        )
-    return value
+    template = _("must be an NVIDIA driver version such as 550.54.15, not {value}")
+    return _matched(value, field, DRIVER, template)
 
 
 def _cuda(value: str, field: str) -> str:
@@ -72,25 +74,15 @@ def _torch(value: str, field: str) -> tuple[str, str | None]:
 
 
 def _release(value: str, field: str) -> str:
-    """A ROCm or framework release, "6.2" or "0.8.5"; kept as given."""
-    if not RELEASE.match(value.strip()):
-        raise RequestError(
-            field,
-            _("must be a release number such as 6.2 or 0.8.5, not {value}"),
-            value=repr(value),
-        )
-    return value.strip()
+    """A ROCm or framework release, "6.2" or "0.8.5"."""
+    template = _("must be a release number such as 6.2 or 0.8.5, not {value}")
+    return _matched(value, field, RELEASE, template)
 
 
 def _ascend(value: str, field: str) -> str:
     """A CANN or Ascend HDK release as Huawei writes it: "8.0.RC3" ("rc" read as "RC")."""
-    if not ASCEND.match(value.strip()):
-        raise RequestError(
-            field,
-            _("must be a release such as 8.0.RC3 or 24.1.RC3, not {value}"),
-            value=repr(value),
-        )
-    return re.sub("rc", "RC", value.strip(), flags=re.IGNORECASE)
+    template = _("must be a release such as 8.0.RC3 or 24.1.RC3, not {value}")
+    return re.sub("rc", "RC", _matched(value, field, ASCEND, template), flags=re.IGNORECASE)
 
 
 def _framework(question: CompatQuestion) -> tuple[str, str | None]:

@@ -97,17 +97,17 @@ def test_cuda_12_8_needs_570_26_as_the_release_notes_table_states():
 # ROCm: the compatibility matrix's GPU lists, the user and kernel-space support matrix.
 
 
+def amd(card: str, gfx: str, torch: str, build: str, **more) -> Stack:
+    return Stack(card=card, software_stack="rocm", gfx=gfx, torch=torch, build=build, **more)
+
+
 def test_an_mi300x_runs_the_rocm_6_3_build():
-    verdict = check(
-        Stack(card="MI300X", software_stack="rocm", gfx="gfx942", torch="2.7", build="rocm6.3")
-    )
+    verdict = check(amd("MI300X", "gfx942", "2.7", "rocm6.3"))
     assert verdict.compatible and "compat.rocm_gpu_ok" in codes(verdict)
 
 
 def test_an_mi355x_is_not_in_the_gpu_list_of_rocm_6_2():
-    verdict = check(
-        Stack(card="MI355X", software_stack="rocm", gfx="gfx950", torch="2.5", build="rocm6.2")
-    )
+    verdict = check(amd("MI355X", "gfx950", "2.5", "rocm6.2"))
     assert not verdict.compatible
     problem = sentences(verdict.problems)
     assert "ROCm 6.2" in problem and "gfx950" in problem and "gfx942" in problem
@@ -116,24 +116,13 @@ def test_an_mi355x_is_not_in_the_gpu_list_of_rocm_6_2():
 
 
 def test_a_rocm_release_whose_gpu_list_is_not_recorded_is_said_so_not_refused():
-    verdict = check(
-        Stack(card="MI300X", software_stack="rocm", gfx="gfx942", torch="2.11", build="rocm7.2")
-    )
+    verdict = check(amd("MI300X", "gfx942", "2.11", "rocm7.2"))
     assert verdict.compatible and "compat.rocm_gpu_unknown" in codes(verdict)
 
 
 def test_an_old_amdgpu_driver_refuses_a_newer_rocm_user_space_and_names_both_fixes():
     # KMD 6.0 is tested with user space 5.6 to 6.2 (AMD's user and kernel-space matrix).
-    verdict = check(
-        Stack(
-            card="MI300X",
-            software_stack="rocm",
-            gfx="gfx942",
-            torch="2.7",
-            build="rocm6.3",
-            amdgpu="6.0",
-        )
-    )
+    verdict = check(amd("MI300X", "gfx942", "2.7", "rocm6.3", amdgpu="6.0"))
     assert not verdict.compatible
     assert "amdgpu) 6.0" in sentences(verdict.problems) and "ROCm 6.3" in sentences(
         verdict.problems
