@@ -8,7 +8,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import ServerPlatform
-from planner.models import Equipment, Rack, RackGroup
+from planner.choices import FeedType
+from planner.models import Equipment, PowerFeed, Rack, RackGroup
+from planner.racks.feeds import b_side_name
 from planner.web.editing import EditsOneVersion, preserve_inputs
 from planner.web.forms import FieldsetsMixin
 
@@ -97,3 +99,59 @@ class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
                 setattr(self.instance, name, self.cleaned_data[name])
         if not self.instance.name:
             self.instance.name = ""
+
+
+class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+    """One power feed of a rack; a new primary feed may bring its redundant B side along."""
+
+    add_b_side = forms.BooleanField(
+        label=_("Also add its B side"),
+        required=False,
+        help_text=_(
+            "A redundant feed of the same rating, for an A/B pair: it takes the load when this "
+            "one fails, so it adds nothing to the usable power"
+        ),
+    )
+
+    class Meta:
+        model = PowerFeed
+        fields = list(PowerFeed.STATED_FIELDS)
+
+    FIELDSETS = (
+        (_("Feed"), ("name", "feed_type", "add_b_side")),
+        (_("Rating"), ("supply", "phase", "voltage", "amperage", "max_utilisation")),
+    )
+
+    def __init__(self, *args, rack: Rack, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.rack = rack
+        if self.instance.pk is not None:
+            del self.fields["add_b_side"]
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = PowerFeed.objects.filter(rack=self.instance.rack, name=name).exclude(
+            pk=self.instance.pk
+        )
+        if taken.exists():
+            raise ValidationError(_("This rack already has a feed with this name."), code="unique")
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("add_b_side"):
+            if cleaned.get("feed_type") == FeedType.REDUNDANT:
+                self.add_error(
+                    "add_b_side", _("A B side goes with a primary feed: choose Primary as type.")
+                )
+            elif cleaned.get("name"):
+                twin = b_side_name(cleaned["name"])
+                if PowerFeed.objects.filter(rack=self.instance.rack, name=twin).exists():
+                    self.add_error(
+                        "add_b_side",
+                        _("This rack already has a feed named “%(name)s”.") % {"name": twin},
+                    )
+        self._clean_version()
+        return cleaned

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from planner.models import Equipment, Rack, RackGroup, Site
+from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
 from planner.sites.selectors import rack_group_visible_to, site_editable_by, site_visible_to
 
 
@@ -36,3 +36,9 @@ def equipment_visible_to(user) -> QuerySet[Equipment]:
     return Equipment.objects.filter(
         rack__rack_group__site__in=site_visible_to(user)
     ).select_related("rack__rack_group__site", "server")
+
+
+def power_feed_visible_to(user) -> QuerySet[PowerFeed]:
+    return PowerFeed.objects.filter(rack__in=rack_visible_to(user)).select_related(
+        "rack__rack_group__site"
+    )

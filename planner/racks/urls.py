@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner.racks.views import equipment, racks
+from planner.racks.views import equipment, feeds, racks
 
 urlpatterns = [
     path("sites/rack-groups/<int:pk>/", racks.rackgroup_detail, name="rackgroup_detail"),
@@ -11,6 +11,9 @@ urlpatterns = [
     path("racks/<int:pk>/edit/", racks.rack_edit, name="rack_edit"),
     path("racks/<int:pk>/delete/", racks.rack_delete, name="rack_delete"),
     path("racks/<int:pk>/equipment/new/", equipment.equipment_create, name="equipment_create"),
+    path("racks/<int:pk>/feeds/new/", feeds.feed_create, name="feed_create"),
+    path("feeds/<int:pk>/edit/", feeds.feed_edit, name="feed_edit"),
+    path("feeds/<int:pk>/delete/", feeds.feed_delete, name="feed_delete"),
     path("equipment/<int:pk>/edit/", equipment.equipment_edit, name="equipment_edit"),
     path("equipment/<int:pk>/remove/", equipment.equipment_remove, name="equipment_remove"),
     path("sites/<int:pk>/equipment/export/", equipment.equipment_export, name="equipment_export"),

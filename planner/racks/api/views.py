@@ -21,7 +21,12 @@ from planner.racks.api.serializers import (
 from planner.racks.equipment import equipment_install, equipment_remove, equipment_update
 from planner.racks.feeds import power_feed_delete, power_feed_save
 from planner.racks.filtersets import EquipmentFilterSet, PowerFeedFilterSet, RackFilterSet
-from planner.racks.selectors import equipment_visible_to, rack_editable, rack_visible_to
+from planner.racks.selectors import (
+    equipment_visible_to,
+    power_feed_visible_to,
+    rack_editable,
+    rack_visible_to,
+)
 from planner.racks.services import rack_delete, rack_save
 
 FORBIDDEN = OpenApiResponse(
@@ -168,9 +173,7 @@ class PowerFeedViewSet(RecordViewSet):
     noun = "power feed"
 
     def get_queryset(self) -> QuerySet[PowerFeed]:
-        return PowerFeed.objects.filter(rack__in=rack_visible_to(self.request.user)).select_related(
-            "rack__rack_group"
-        )
+        return power_feed_visible_to(self.request.user)
 
     def _conflict(self, rack: Rack, name: str) -> dict:
         return {

@@ -1,0 +1,106 @@
+"""The power feed pages: add a feed (or an A/B pair) to a rack, change one, delete one. Writes
+through planner.racks.feeds; facility people of the rack's team only."""
+
+from __future__ import annotations
+
+import copy
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.roles import Role
+from planner.models import PowerFeed, Rack
+from planner.racks import feeds as services
+from planner.racks.forms import PowerFeedForm
+from planner.racks.selectors import power_feed_visible_to, rack_editable
+from planner.racks.views.access import editable_rack
+from planner.versioning import StaleVersionError
+from planner.web.editing import (
+    VERSION_FIELD,
+    opened_on_older_version,
+    render_form,
+    save_form_write,
+    validating,
+)
+from planner.web.roles import require_role
+
+
+def _editable_feed(request: HttpRequest, pk: int) -> PowerFeed:
+    require_role(request.user, Role.FACILITY)
+    feed = get_object_or_404(power_feed_visible_to(request.user), pk=pk)
+    if not rack_editable(request.user, feed.rack.rack_group):
+        raise PermissionDenied
+    return feed
+
+
+def _write(form: PowerFeedForm):
+    if form.instance.pk is None and form.cleaned_data.get("add_b_side"):
+        return lambda: services.power_feed_pair_create(feed=form.instance)[0]
+    return lambda: services.power_feed_save(feed=form.instance)
+
+
+def _form_page(request: HttpRequest, *, rack: Rack, feed: PowerFeed | None) -> HttpResponse:
+    form = PowerFeedForm(
+        request.POST if request.method == "POST" else None,
+        instance=copy.copy(feed) if feed else None,
+        rack=rack,
+    )
+    if request.method == "POST" and form.is_valid() and not validating(request):
+        saved = save_form_write(
+            form,
+            _write(form),
+            conflict_message=_("This rack already has a feed with this name."),
+        )
+        if saved is not None:
+            messages.success(request, _("The power feed was saved."))
+            return redirect(saved)
+    return render_form(
+        request,
+        "planner/racks/feed_form.html",
+        {
+            "form": form,
+            "rack": rack,
+            "group": rack.rack_group,
+            "site": rack.rack_group.site,
+            "feed": feed,
+            "opened_on_older": opened_on_older_version(form, feed),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def feed_create(request: HttpRequest, pk: int) -> HttpResponse:
+    return _form_page(request, rack=editable_rack(request, pk), feed=None)
+
+
+@require_http_methods(["GET", "POST"])
+def feed_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    feed = _editable_feed(request, pk)
+    return _form_page(request, rack=feed.rack, feed=feed)
+
+
+@require_POST
+def feed_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    feed = _editable_feed(request, pk)
+    rack, name = feed.rack, feed.name
+    posted = request.POST.get(VERSION_FIELD, "")
+    if not posted.isdigit():
+        messages.error(request, _("The page was out of date; check the feed and try again."))
+        return redirect(rack)
+    feed.version = int(posted)
+    try:
+        services.power_feed_delete(feed=feed)
+    except StaleVersionError:
+        messages.error(
+            request,
+            _("Someone else changed the feed “%(name)s” after this page was loaded; it was not "
+              "deleted.")
+            % {"name": name},
+        )
+    else:
+        messages.success(request, _("The feed “%(name)s” was deleted.") % {"name": name})
+    return redirect(rack)
