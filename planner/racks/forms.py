@@ -7,12 +7,15 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import ServerPlatform
+from catalog.models import Accelerator, ServerPlatform
 from planner.choices import FeedType
-from planner.models import Equipment, PowerFeed, Rack, RackGroup
+from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
 from planner.racks.feeds import b_side_name
 from planner.web.editing import EditsOneVersion, preserve_inputs
 from planner.web.forms import FieldsetsMixin
+
+# More servers than this in one question is a hall, not a fit.
+MAX_FIT_SERVERS = 10_000
 
 
 class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
@@ -154,4 +157,50 @@ class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
                         _("This rack already has a feed named “%(name)s”.") % {"name": twin},
                     )
         self._clean_version()
+        return cleaned
+
+
+class FitForm(forms.Form):
+    """The fit page's question: where (a site, or one of its rack groups), what (a catalog
+    server, or a plan's build) and how many. Asked by GET: nothing is written."""
+
+    site = forms.ModelChoiceField(queryset=Site.objects.none(), label=_("Site"))
+    rack_group = forms.ModelChoiceField(
+        queryset=RackGroup.objects.none(),
+        required=False,
+        label=_("Rack group"),
+        help_text=_("Empty: every rack of the site"),
+    )
+    server = forms.ModelChoiceField(
+        queryset=ServerPlatform.objects.order_by("name"),
+        to_field_name="slug",
+        label=_("Server"),
+    )
+    accelerator = forms.ModelChoiceField(
+        queryset=Accelerator.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        label=_("Accelerators in it"),
+        help_text=_("Empty: the most power-hungry card the server takes"),
+    )
+    quantity = forms.IntegerField(
+        label=_("How many more"), min_value=1, max_value=MAX_FIT_SERVERS, initial=1
+    )
+
+    def __init__(self, *args, sites, rack_groups, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["site"].queryset = sites
+        self.fields["rack_group"].queryset = rack_groups.select_related("site")
+
+    def clean(self):
+        cleaned = super().clean()
+        group, site = cleaned.get("rack_group"), cleaned.get("site")
+        if group is not None and site is not None and group.site_id != site.pk:
+            self.add_error("rack_group", _("This rack group is not in the chosen site."))
+        server, card = cleaned.get("server"), cleaned.get("accelerator")
+        if server is not None and card is not None and not server.takes(card):
+            self.add_error(
+                "accelerator",
+                _("%(server)s does not take %(card)s.") % {"server": server, "card": card},
+            )
         return cleaned

@@ -42,3 +42,9 @@ def power_feed_visible_to(user) -> QuerySet[PowerFeed]:
     return PowerFeed.objects.filter(rack__in=rack_visible_to(user)).select_related(
         "rack__rack_group__site"
     )
+
+
+def fit_racks(*, site: Site, rack_group: RackGroup | None = None) -> QuerySet[Rack]:
+    """The racks a fit fills, in the order of their rows, with what their limits need."""
+    racks = site_racks(site=site).prefetch_related("feeds")
+    return racks if rack_group is None else racks.filter(rack_group=rack_group)

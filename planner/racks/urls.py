@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from planner.racks.views import equipment, feeds, racks
+from planner.racks.views import equipment, feeds, fit, racks
 
 urlpatterns = [
+    path("fit/", fit.fit_page, name="fit"),
     path("sites/rack-groups/<int:pk>/", racks.rackgroup_detail, name="rackgroup_detail"),
     path("sites/rack-groups/<int:pk>/racks/new/", racks.rack_create, name="rack_create"),
     path("racks/<int:pk>/", racks.rack_detail, name="rack_detail"),

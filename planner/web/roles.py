@@ -5,12 +5,17 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 
-from accounts.roles import Role, has_role
+from accounts.roles import Role, has_any_role, has_role
 from accounts.services import user_team
 
 
 def require_role(user, role: str = Role.PLANNER) -> None:
     if not has_role(user, role):  # admins hold every role
+        raise PermissionDenied
+
+
+def require_any_role(user, roles) -> None:
+    if not has_any_role(user, roles):
         raise PermissionDenied
 
 

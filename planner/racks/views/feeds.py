@@ -97,8 +97,10 @@ def feed_delete(request: HttpRequest, pk: int) -> HttpResponse:
     except StaleVersionError:
         messages.error(
             request,
-            _("Someone else changed the feed “%(name)s” after this page was loaded; it was not "
-              "deleted.")
+            _(
+                "Someone else changed the feed “%(name)s” after this page was loaded; it was not "
+                "deleted."
+            )
             % {"name": name},
         )
     else:
