@@ -5,6 +5,7 @@ each rack's drawing with them in its lowest free U."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from planner.engine.facility import RackSpec, ServerFacilitySpec, fit
 from planner.engine.messages import Message, binding_label
 from planner.messages.render import render
-from planner.models import Rack
+from planner.models import Rack, RackGroup
 from planner.racks.capacity import rack_limits
 from planner.racks.elevation import Elevation, elevation, place
 from planner.racks.occupancy import Occupancy, installed, occupancy_by_rack
@@ -93,20 +94,30 @@ def _positions(racks: list[Rack]) -> dict[int, list[tuple[int, int, str]]]:
     return by_rack
 
 
-def free_rack_spec(rack: Rack, occupancy: Occupancy, *, units: int | None = None) -> RackSpec:
-    """The rack as the engine sees it once what is installed and held is taken off: its free
-    power, cooling and weight, `units` of free space (its free U when not given), and its
-    group's cooling, inlet air and feeds."""
-    group = rack.rack_group
+def group_rack_spec(group: RackGroup) -> RackSpec:
+    """An empty rack of `group`, at the group's limits."""
     return RackSpec(
-        power_kw=occupancy.power_kw.free,
-        cooling_kw=occupancy.cooling_kw.free,
-        units=int(occupancy.units.free) if units is None else units,
-        max_kg=occupancy.weight_kg.free,
+        power_kw=group.power_kw,
+        cooling_kw=group.cooling_kw,
+        units=group.units,
+        max_kg=group.max_kg,
         inlet_c=group.inlet_c,
         cooling=group.cooling,
         liquid_loops=group.liquid_loops,
         feeds=group.feeds,
+    )
+
+
+def free_rack_spec(rack: Rack, occupancy: Occupancy, *, units: int | None = None) -> RackSpec:
+    """The rack as the engine sees it once what is installed and held is taken off: its free
+    power, cooling and weight, `units` of free space (its free U when not given), and its
+    group's cooling, inlet air and feeds."""
+    return dataclasses.replace(
+        group_rack_spec(rack.rack_group),
+        power_kw=occupancy.power_kw.free,
+        cooling_kw=occupancy.cooling_kw.free,
+        units=int(occupancy.units.free) if units is None else units,
+        max_kg=occupancy.weight_kg.free,
     )
 
 

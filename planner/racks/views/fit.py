@@ -28,35 +28,36 @@ from planner.web.roles import require_any_role
 FIT_ROLES = (Role.FACILITY, Role.PLANNER)
 
 
-def _from_build(request: HttpRequest) -> tuple[QueryDict, Plan | None]:
+def _from_build(request: HttpRequest) -> tuple[QueryDict, Plan | None, int | None]:
     """A plan's build (`?plan=&build=`) as the question: its site, server, cards and servers."""
     query = request.GET.copy()
     plan_id, build_id = query.get("plan", ""), query.get("build", "")
-    if not (plan_id.isdigit() and build_id.isdigit()) or query.get("server"):
-        return query, None
+    if not (plan_id.isdigit() and build_id.isdigit()):
+        return query, None, None
     plan = plan_visible_to(request.user).filter(pk=int(plan_id)).first()
     build = (
         None if plan is None else plan_candidate(plan=plan, candidate_id=int(build_id), weights={})
     )
     if build is None:
-        return query, None
-    if plan.site_id and not query.get("site"):
-        query["site"] = str(plan.site_id)
-    query["server"], query["accelerator"] = build["server"], build["accelerator"]
-    query["quantity"] = str(build["nodes"])
-    return query, plan
+        return query, None, None
+    if not query.get("server"):
+        if plan.site_id and not query.get("site"):
+            query["site"] = str(plan.site_id)
+        query["server"], query["accelerator"] = build["server"], build["accelerator"]
+        query["quantity"] = str(build["nodes"])
+    return query, plan, build["id"]
 
 
 @require_GET
 def fit_page(request: HttpRequest) -> HttpResponse:
     require_any_role(request.user, FIT_ROLES)
-    query, plan = _from_build(request)
+    query, plan, build_id = _from_build(request)
     form = FitForm(
         query if query.get("site") or query.get("server") else None,
         sites=site_visible_to(request.user),
         rack_groups=rack_group_visible_to(request.user),
     )
-    context: dict[str, Any] = {"form": form, "plan": plan, "fit": None}
+    context: dict[str, Any] = {"form": form, "plan": plan, "build_id": build_id, "fit": None}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         card = data["accelerator"]
@@ -71,6 +72,8 @@ def fit_page(request: HttpRequest) -> HttpResponse:
             racks = fit_racks(site=data["site"], rack_group=data["rack_group"])
             context["fit"] = racks_fit(racks=racks, server=server, quantity=data["quantity"])
             context["scope"] = data["rack_group"] or data["site"]
-    context["can_commit"] = plan is not None and has_role(request.user, Role.PLANNER)
+    context["can_commit"] = (
+        plan is not None and plan.site_id is not None and has_role(request.user, Role.PLANNER)
+    )
     context["title"] = _("Will it fit in our racks?")
     return render(request, "planner/racks/fit.html", context, status=400 if form.errors else 200)
