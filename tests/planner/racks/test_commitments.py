@@ -91,7 +91,7 @@ def test_a_commit_beyond_the_free_space_is_refused_naming_the_limit(cast, site):
     plan = plan_create(data=TWO_DGX, user=cast.planner, team=cast.team, site=site)
     one = plan_create(data=ONE_DGX, user=cast.planner, team=cast.team, site=site)
     assert len(plan_build_commit(plan=plan, candidate_id=0, user=cast.planner)) == 2
-    with pytest.raises(ValidationError, match="Only 0 of 1 servers fit.*power"):
+    with pytest.raises(ValidationError, match=r"Only 0 of 1 servers fit.*power"):
         plan_build_commit(plan=one, candidate_id=0, user=cast.planner)
     assert RackCommitment.objects.count() == 2
 
