@@ -52,12 +52,11 @@ def test_a_planner_commits_lists_and_releases_and_the_second_commit_is_a_409(cas
 
 def test_a_missing_build_names_the_field_and_others_may_not_commit(cast, plans):
     plan = plans[0]
-    assert cast.api("planner").post(
-        f"/api/v1/plans/{plan.pk}/candidates/99/commit/"
-    ).json() == {"build": ["the plan has no build 99"]}
+    assert cast.api("planner").post(f"/api/v1/plans/{plan.pk}/candidates/99/commit/").json() == {
+        "build": ["the plan has no build 99"]
+    }
     assert (
-        cast.api("viewer").post(f"/api/v1/plans/{plan.pk}/candidates/0/commit/").status_code
-        == 403
+        cast.api("viewer").post(f"/api/v1/plans/{plan.pk}/candidates/0/commit/").status_code == 403
     )
     assert cast.api("outsider").post(f"/api/v1/plans/{plan.pk}/release/").status_code == 404
 
