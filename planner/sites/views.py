@@ -37,10 +37,9 @@ from planner.sites.selectors import (
     site_visible_to,
 )
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
-from planner.versioning import StaleVersionError
 from planner.web.downloads import csv_download
 from planner.web.editing import (
-    VERSION_FIELD,
+    delete_and_redirect,
     opened_on_older_version,
     render_form,
     save_form_write,
@@ -238,29 +237,21 @@ def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
     rack_group = _editable_rack_group(request, pk)
-    site, name = rack_group.site, rack_group.name
-    # The delete button carries the version its page showed: deleting a row someone changed
-    # after that would throw away a change the person never saw.
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the rack group and try again."))
-        return redirect(site)
-    rack_group.version = int(posted)
-    try:
-        site_services.rack_group_delete(rack_group=rack_group)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _(
-                "Someone else changed the rack group “%(name)s” after this page was loaded, so "
-                "it was not deleted. Check its new values and delete it again if you still "
-                "mean to."
-            )
-            % {"name": name},
+    name = rack_group.name
+    return delete_and_redirect(
+        request,
+        rack_group,
+        lambda: site_services.rack_group_delete(rack_group=rack_group),
+        back=rack_group.site,
+        out_of_date=_("The page was out of date; check the rack group and try again."),
+        stale=_(
+            "Someone else changed the rack group “%(name)s” after this page was loaded, so "
+            "it was not deleted. Check its new values and delete it again if you still "
+            "mean to."
         )
-        return redirect(site)
-    messages.success(request, _("The rack group “%(name)s” was deleted.") % {"name": name})
-    return redirect(site)
+        % {"name": name},
+        done=_("The rack group “%(name)s” was deleted.") % {"name": name},
+    )
 
 
 # --- CSV -------------------------------------------------------------------------------------

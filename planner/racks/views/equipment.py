@@ -20,13 +20,11 @@ from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
 from planner.racks.selectors import equipment_visible_to, rack_editable, site_racks
 from planner.racks.views.access import editable_rack, visible_site
-from planner.versioning import StaleVersionError
 from planner.web.editing import (
-    VERSION_FIELD,
+    delete_and_redirect,
     opened_on_older_version,
     render_form,
-    save_form_write,
-    validating,
+    write_and_redirect,
 )
 from planner.web.roles import require_role
 
@@ -46,16 +44,19 @@ def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None)
         rack=rack,
         racks=site_racks(site=rack.rack_group.site),
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        if equipment is None:
-            write = lambda: services.equipment_install(equipment=form.instance, user=request.user)  # noqa: E731
-        else:
-            write = lambda: services.equipment_update(equipment=form.instance)  # noqa: E731
-        saved = save_form_write(form, write, conflict_message="", conflict_field="position_u")
-        if saved is not None:
-            messages.success(request, _("The equipment was saved."))
-            return redirect(saved.rack)
-    return render_form(
+    if equipment is None:
+        write = lambda: services.equipment_install(equipment=form.instance, user=request.user)  # noqa: E731
+    else:
+        write = lambda: services.equipment_update(equipment=form.instance)  # noqa: E731
+    written = write_and_redirect(
+        request,
+        form,
+        write,
+        conflict_message="",
+        conflict_field="position_u",
+        saved_message=_("The equipment was saved."),
+    )
+    return written or render_form(
         request,
         "planner/racks/equipment_form.html",
         {
@@ -86,22 +87,16 @@ def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def equipment_remove(request: HttpRequest, pk: int) -> HttpResponse:
     equipment = _editable_equipment(request, pk)
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the equipment and try again."))
-        return redirect(equipment.rack)
-    equipment.version = int(posted)
-    try:
-        services.equipment_remove(equipment=equipment)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _("Someone else changed “%(name)s” after this page was loaded; it was not removed.")
-            % {"name": equipment.name},
-        )
-    else:
-        messages.success(request, _("“%(name)s” was removed.") % {"name": equipment.name})
-    return redirect(equipment.rack)
+    return delete_and_redirect(
+        request,
+        equipment,
+        lambda: services.equipment_remove(equipment=equipment),
+        back=equipment.rack,
+        out_of_date=_("The page was out of date; check the equipment and try again."),
+        stale=_("Someone else changed “%(name)s” after this page was loaded; it was not removed.")
+        % {"name": equipment.name},
+        done=_("“%(name)s” was removed.") % {"name": equipment.name},
+    )
 
 
 @require_GET

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -18,13 +17,11 @@ from planner.racks import feeds as services
 from planner.racks.forms import PowerFeedForm
 from planner.racks.selectors import power_feed_visible_to, rack_editable
 from planner.racks.views.access import editable_rack
-from planner.versioning import StaleVersionError
 from planner.web.editing import (
-    VERSION_FIELD,
+    delete_and_redirect,
     opened_on_older_version,
     render_form,
-    save_form_write,
-    validating,
+    write_and_redirect,
 )
 from planner.web.roles import require_role
 
@@ -37,10 +34,11 @@ def _editable_feed(request: HttpRequest, pk: int) -> PowerFeed:
     return feed
 
 
-def _write(form: PowerFeedForm):
+def _write(form: PowerFeedForm) -> PowerFeed:
+    """Save the feed, with its B side when a new one asks for it."""
     if form.instance.pk is None and form.cleaned_data.get("add_b_side"):
-        return lambda: services.power_feed_pair_create(feed=form.instance)[0]
-    return lambda: services.power_feed_save(feed=form.instance)
+        return services.power_feed_pair_create(feed=form.instance)[0]
+    return services.power_feed_save(feed=form.instance)
 
 
 def _form_page(request: HttpRequest, *, rack: Rack, feed: PowerFeed | None) -> HttpResponse:
@@ -49,16 +47,14 @@ def _form_page(request: HttpRequest, *, rack: Rack, feed: PowerFeed | None) -> H
         instance=copy.copy(feed) if feed else None,
         rack=rack,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            _write(form),
-            conflict_message=_("This rack already has a feed with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The power feed was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: _write(form),
+        conflict_message=_("This rack already has a feed with this name."),
+        saved_message=_("The power feed was saved."),
+    )
+    return written or render_form(
         request,
         "planner/racks/feed_form.html",
         {
@@ -86,23 +82,17 @@ def feed_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def feed_delete(request: HttpRequest, pk: int) -> HttpResponse:
     feed = _editable_feed(request, pk)
-    rack, name = feed.rack, feed.name
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the feed and try again."))
-        return redirect(rack)
-    feed.version = int(posted)
-    try:
-        services.power_feed_delete(feed=feed)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _(
-                "Someone else changed the feed “%(name)s” after this page was loaded; it was not "
-                "deleted."
-            )
-            % {"name": name},
+    name = feed.name
+    return delete_and_redirect(
+        request,
+        feed,
+        lambda: services.power_feed_delete(feed=feed),
+        back=feed.rack,
+        out_of_date=_("The page was out of date; check the feed and try again."),
+        stale=_(
+            "Someone else changed the feed “%(name)s” after this page was loaded; it was not "
+            "deleted."
         )
-    else:
-        messages.success(request, _("The feed “%(name)s” was deleted.") % {"name": name})
-    return redirect(rack)
+        % {"name": name},
+        done=_("The feed “%(name)s” was deleted.") % {"name": name},
+    )

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import copy
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -27,13 +26,11 @@ from planner.racks.views.access import (
     visible_rack,
     visible_rack_group,
 )
-from planner.versioning import StaleVersionError
 from planner.web.editing import (
-    VERSION_FIELD,
+    delete_and_redirect,
     opened_on_older_version,
     render_form,
-    save_form_write,
-    validating,
+    write_and_redirect,
 )
 from planner.web.history import history_rows
 
@@ -92,16 +89,14 @@ def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None
         rack_group=group,
         initial={} if rack else {"position": group.racks.count() + 1},
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.rack_save(rack=form.instance),
-            conflict_message=_("This rack group already has a rack with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The rack was saved."))
-            return redirect(saved)
-    return render_form(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: services.rack_save(rack=form.instance),
+        conflict_message=_("This rack group already has a rack with this name."),
+        saved_message=_("The rack was saved."),
+    )
+    return written or render_form(
         request,
         "planner/racks/rack_form.html",
         {
@@ -128,25 +123,17 @@ def rack_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rack_delete(request: HttpRequest, pk: int) -> HttpResponse:
     rack = editable_rack(request, pk)
-    group, name = rack.rack_group, rack.name
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the rack and try again."))
-        return redirect("planner:rackgroup_detail", pk=group.pk)
-    rack.version = int(posted)
-    try:
-        services.rack_delete(rack=rack)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _(
-                "Someone else changed the rack “%(name)s” after this page was loaded; it was not "
-                "deleted."
-            )
-            % {"name": name},
+    name = rack.name
+    return delete_and_redirect(
+        request,
+        rack,
+        lambda: services.rack_delete(rack=rack),
+        back=reverse("planner:rackgroup_detail", args=[rack.rack_group_id]),
+        out_of_date=_("The page was out of date; check the rack and try again."),
+        stale=_(
+            "Someone else changed the rack “%(name)s” after this page was loaded; it was not "
+            "deleted."
         )
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, _("The rack “%(name)s” was deleted.") % {"name": name})
-    return redirect("planner:rackgroup_detail", pk=group.pk)
+        % {"name": name},
+        done=_("The rack “%(name)s” was deleted.") % {"name": name},
+    )
