@@ -7,15 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.cast import PASSWORD
+from tests.facility import DGX, dgx_question
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-DGX = "nvidia-dgx-h100"
-PLAN = {
-    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
-    "accelerators": ["nvidia-h100-sxm5-80gb"],
-    "servers": [DGX],
-}
 
 
 @pytest.fixture
@@ -42,7 +36,7 @@ def hall(loaded_catalog, cast):
     )
     rack_group_save(rack_group=RackGroup(site=site, name="Row B", count=1, power_kw=8, **limits))
     holder = plan_create(
-        data={**PLAN, "name": "Holder", "count": {"min": 8, "max": 8}},
+        data=dgx_question("Holder", 1),
         user=cast.planner,
         team=cast.team,
         site=site,
@@ -59,7 +53,7 @@ def hall(loaded_catalog, cast):
         created_by=cast.planner,
     )
     plan = plan_create(
-        data={**PLAN, "name": "Two DGX", "count": {"min": 16, "max": 16}},
+        data=dgx_question("Two DGX", 2),
         user=cast.planner,
         team=cast.team,
         site=site,

@@ -6,17 +6,12 @@ import pytest
 from planner.models import RackGroup
 from planner.plans.services import plan_create
 from planner.sites.services import rack_group_save
+from tests.facility import dgx_question
 from tests.factories import SiteFactory
 
 pytestmark = pytest.mark.django_db
 
-ONE_DGX = {
-    "name": "One DGX",
-    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
-    "accelerators": ["nvidia-h100-sxm5-80gb"],
-    "servers": ["nvidia-dgx-h100"],
-    "count": {"min": 8, "max": 8},
-}
+ONE_DGX = dgx_question("One DGX", 1)
 
 
 @pytest.fixture

@@ -15,17 +15,12 @@ from planner.plans.services import plan_build_commit, plan_create
 from planner.racks import commitments
 from planner.sites.services import rack_group_save
 from tests.conftest import require_or_skip
+from tests.facility import dgx_question
 from tests.factories import SiteFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ONE_DGX = {
-    "name": "One DGX",
-    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
-    "accelerators": ["nvidia-h100-sxm5-80gb"],
-    "servers": ["nvidia-dgx-h100"],
-    "count": {"min": 8, "max": 8},
-}
+ONE_DGX = dgx_question("One DGX", 1)
 # Long enough that, without the lock, both commits would read the rack free before either wrote.
 SLOW_FIT_S = 0.5
 

@@ -6,27 +6,18 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from catalog.models import ServerPlatform
-from planner.models import Equipment, RackCommitment, RackGroup
+from planner.models import RackCommitment, RackGroup
 from planner.plans.services import plan_build_commit, plan_create, plan_rerank
 from planner.racks.commitments import plan_release
 from planner.racks.selectors import site_changed_after
 from planner.sites.services import rack_group_save
+from tests.facility import dgx_question, install_dgx
 from tests.factories import SiteFactory
 
 pytestmark = pytest.mark.django_db
 
-# Two DGX H100 (8 x H100 SXM5 each, 10.2 kW at most: catalog/data/servers/servers.csv).
-TWO_DGX = {
-    "name": "Two DGX",
-    "workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e10},
-    "accelerators": ["nvidia-h100-sxm5-80gb"],
-    "servers": ["nvidia-dgx-h100"],
-    "count": {"min": 16, "max": 16},
-}
-
-
-ONE_DGX = {**TWO_DGX, "name": "One DGX", "count": {"min": 8, "max": 8}}
+TWO_DGX = dgx_question("Two DGX", 2)
+ONE_DGX = dgx_question("One DGX", 1)
 
 
 @pytest.fixture
@@ -45,19 +36,6 @@ def racks_needed(plan) -> int | None:
     return plan.ranking["candidates"][0]["fit"]["racks_needed"]
 
 
-def dgx_in(rack):
-    server = ServerPlatform.objects.get(slug="nvidia-dgx-h100")
-    return Equipment.objects.create(
-        rack=rack,
-        server=server,
-        name=f"dgx-{rack.pk}",
-        position_u=1,
-        units=server.rack_units,
-        nameplate_kw=server.max_power_kw,
-        weight_kg=server.weight_kg,
-    )
-
-
 def test_racks_needed_rise_after_equipment_and_fall_when_a_commitment_is_released(cast, site):
     first, second = site.rack_groups.get().racks.order_by("position")
     other = plan_create(data=ONE_DGX, user=cast.planner, team=cast.team, site=site)
@@ -66,7 +44,7 @@ def test_racks_needed_rise_after_equipment_and_fall_when_a_commitment_is_release
 
     held = plan_build_commit(plan=other, candidate_id=0, user=cast.planner)
     assert [(c.rack, c.servers, round(c.power_kw, 1)) for c in held] == [(first, 1, 10.2)]
-    dgx_in(second)
+    install_dgx(second)
     assert site_changed_after(site=site, moment=plan.ranked_at, except_plan_id=plan.pk)
     # Each rack has 14.8 kW left: one DGX each, so two racks.
     assert racks_needed(plan_rerank(plan=plan, user=cast.planner)) == 2
@@ -87,7 +65,7 @@ def test_a_plan_is_not_kept_out_by_its_own_commitment(cast, site):
 
 def test_a_commit_beyond_the_free_space_is_refused_naming_the_limit(cast, site):
     for rack in site.rack_groups.get().racks.all():
-        dgx_in(rack)  # 14.8 kW left in each: room for one more DGX each
+        install_dgx(rack)  # 14.8 kW left in each: room for one more DGX each
     plan = plan_create(data=TWO_DGX, user=cast.planner, team=cast.team, site=site)
     one = plan_create(data=ONE_DGX, user=cast.planner, team=cast.team, site=site)
     assert len(plan_build_commit(plan=plan, candidate_id=0, user=cast.planner)) == 2
@@ -107,7 +85,7 @@ def test_the_plan_page_says_the_site_changed_and_ranks_again_on_request(cast, si
     plan = plan_create(data=TWO_DGX, user=cast.planner, team=cast.team, site=site)
     client = cast.browser("planner")
     assert 'id="site-changed"' not in client.get(plan.get_absolute_url()).content.decode()
-    dgx_in(site.rack_groups.get().racks.first())
+    install_dgx(site.rack_groups.get().racks.first())
     assert 'id="site-changed"' in client.get(plan.get_absolute_url()).content.decode()
     assert client.post(reverse("planner:plan_rerank", args=[plan.pk])).status_code == 302
     assert 'id="site-changed"' not in client.get(plan.get_absolute_url()).content.decode()

@@ -4,28 +4,14 @@ limit; open to facility and planner roles only."""
 import pytest
 from django.urls import reverse
 
-from catalog.models import ServerPlatform
-from planner.models import Equipment
+from tests.facility import install_dgx
 
 pytestmark = pytest.mark.django_db
 
 
-def _dgx_in(rack):
-    server = ServerPlatform.objects.get(slug="nvidia-dgx-h100")
-    return Equipment.objects.create(
-        rack=rack,
-        server=server,
-        name="dgx-1",
-        position_u=1,
-        units=server.rack_units,
-        nameplate_kw=server.max_power_kw,
-        weight_kg=server.weight_kg,
-    )
-
-
 def test_a_second_dgx_goes_where_power_allows_and_the_full_rack_names_power(cast, group):
     first, second, _third = group.racks.order_by("position")
-    _dgx_in(first)  # 10.2 kW of the group's 20 kW
+    install_dgx(first)  # 10.2 kW of the group's 20 kW
     page = cast.browser("facility").get(
         reverse("planner:fit"),
         {"site": group.site.pk, "server": "nvidia-dgx-h100", "quantity": "2"},
