@@ -79,3 +79,15 @@ def test_a_new_rack_group_and_a_fit_question_default_to_the_same_feeds():
     from planner.models import RackGroup
 
     assert RackGroup._meta.get_field("feeds").default == FitRack.model_fields["feeds"].default
+
+
+def test_the_fit_page_speaks_chinese_naming_the_limit(cast, group):
+    install_dgx(group.racks.order_by("position").first())
+    page = cast.browser("facility").get(
+        reverse("planner:fit"),
+        {"site": group.site.pk, "server": "nvidia-dgx-h100", "quantity": "7"},
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    html = page.content.decode()
+    assert "我们的机柜放得下吗？" in html
+    assert "7 台中只能放下 2 台" in html and "放不下：" in html
