@@ -3,7 +3,7 @@ is a 404, never a hint that it exists."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 
 from planner.engine.facility import RackSpec
 from planner.models import Equipment, PowerFeed, Rack, RackCommitment, RackGroup, Site
@@ -100,3 +100,23 @@ def plan_commitments(*, plan) -> QuerySet[RackCommitment]:
     return held(plan.commitments.select_related("rack__rack_group", "server")).order_by(
         "rack__rack_group__name", "rack__position"
     )
+
+
+def site_plans_holding(*, site: Site) -> list[dict]:
+    """The plans holding room in the site's racks: each plan with its servers and racks."""
+    rows = (
+        held(RackCommitment.objects.filter(rack__rack_group__site=site))
+        .values("plan_id", "plan__name")
+        .annotate(servers=Sum("servers"), racks=Count("rack", distinct=True), kw=Sum("power_kw"))
+        .order_by("plan__name")
+    )
+    return [
+        {
+            "plan_id": r["plan_id"],
+            "name": r["plan__name"],
+            "servers": r["servers"],
+            "racks": r["racks"],
+            "power_kw": r["kw"],
+        }
+        for r in rows
+    ]

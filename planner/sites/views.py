@@ -23,6 +23,7 @@ from accounts.services import user_team
 from catalog.context_processors import display_currency
 from planner.models import RackGroup, Site
 from planner.racks.occupancy import site_occupancy
+from planner.racks.selectors import site_plans_holding
 from planner.sites import services as site_services
 from planner.sites.filtersets import SiteFilterSet
 from planner.sites.forms import (
@@ -137,6 +138,8 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "site": site,
             "capacity": site_capacity(site=site),
             "occupancy": site_occupancy(site=site),
+            "plans_holding": site_plans_holding(site=site),
+            "can_release": has_role(request.user, Role.PLANNER),
             "rack_groups": rack_groups,
             "can_edit": _can_edit(request.user, site),
             "site_history": history_rows(site),

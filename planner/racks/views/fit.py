@@ -72,6 +72,8 @@ def fit_page(request: HttpRequest) -> HttpResponse:
             racks = fit_racks(site=data["site"], rack_group=data["rack_group"])
             context["fit"] = racks_fit(racks=racks, server=server, quantity=data["quantity"])
             context["scope"] = data["rack_group"] or data["site"]
+            # A build is committed to its plan's own site, so only a fit of that site offers it.
+            context["on_plan_site"] = plan is not None and data["site"].pk == plan.site_id
     context["can_commit"] = (
         plan is not None and plan.site_id is not None and has_role(request.user, Role.PLANNER)
     )

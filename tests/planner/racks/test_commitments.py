@@ -115,3 +115,15 @@ def test_a_facility_user_creates_and_ranks_plans_again(cast, site):
         cast.browser("viewer").post(reverse("planner:plan_rerank", args=[plan.pk])).status_code
         == 403
     )
+
+
+def test_the_site_page_lists_the_plans_holding_racks_with_a_release_button(cast, site):
+    plan = plan_create(data=TWO_DGX, user=cast.planner, team=cast.team, site=site)
+    fit = cast.browser("planner").get(reverse("planner:fit"), {"plan": plan.pk, "build": 0})
+    assert fit.context["fit"].racks_needed == 1 and 'id="fit-commit"' in fit.content.decode()
+    plan_build_commit(plan=plan, candidate_id=0, user=cast.planner)
+    page = cast.browser("planner").get(site.get_absolute_url()).content.decode()
+    assert 'id="plans-holding"' in page and "Two DGX" in page and "2 servers in 1 racks" in page
+    assert reverse("planner:plan_release", args=[plan.pk]) in page
+    viewer_page = cast.browser("viewer").get(site.get_absolute_url()).content.decode()
+    assert reverse("planner:plan_release", args=[plan.pk]) not in viewer_page

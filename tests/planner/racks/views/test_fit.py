@@ -89,5 +89,5 @@ def test_the_fit_page_speaks_chinese_naming_the_limit(cast, group):
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     )
     html = page.content.decode()
-    assert "我们的机柜放得下吗？" in html
-    assert "7 台中只能放下 2 台" in html and "放不下：" in html
+    assert "我们的机柜放得下吗" in html
+    assert "7 台中只能放下 2 台" in html and "放不下" in html
