@@ -41,11 +41,10 @@ from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.web.downloads import csv_download
 from planner.web.editing import (
     delete_and_redirect,
-    opened_on_older_version,
+    record_form_page,
     render_form,
     save_form_write,
     validating,
-    write_and_redirect,
 )
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
@@ -180,17 +179,15 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     site = _editable_site(request, pk)
     # The form edits a copy, so the page heading keeps the saved name while errors show.
     form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: site_services.site_update(site=form.instance, **form.model_values()),
-        conflict_message=_("Your team already has a site with this name."),
+        template="planner/sites/site_form.html",
+        record=site,
+        context={"site": site},
         saved_message=_("The site was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/sites/site_form.html",
-        {"form": form, "site": site, "opened_on_older": opened_on_older_version(form, site)},
+        conflict_message=_("Your team already has a site with this name."),
     )
 
 
@@ -205,24 +202,17 @@ def _rack_group_form_page(
         instance=copy.copy(rack_group) if rack_group else None,
         site=site,
     )
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: site_services.rack_group_save(
             rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
         ),
-        conflict_message=_("This site already has a rack group with this name."),
+        template="planner/sites/rackgroup_form.html",
+        record=rack_group,
+        context={"site": site, "rack_group": rack_group},
         saved_message=_("The rack group was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/sites/rackgroup_form.html",
-        {
-            "form": form,
-            "site": site,
-            "rack_group": rack_group,
-            "opened_on_older": opened_on_older_version(form, rack_group),
-        },
+        conflict_message=_("This site already has a rack group with this name."),
     )
 
 

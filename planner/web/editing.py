@@ -146,6 +146,36 @@ def write_and_redirect(
     return redirect(saved)
 
 
+def record_form_page(
+    request: HttpRequest,
+    form,
+    write: Callable[[], Model],
+    *,
+    template: str,
+    record: Model | None,
+    context: dict[str, Any],
+    saved_message: str,
+    conflict_message: str = "",
+    conflict_field: str = "name",
+) -> HttpResponse:
+    """A record's form page: a valid POST writes through `write` and goes to the saved row
+    (write_and_redirect); otherwise the form again, with `context`, and a warning while it
+    was opened on an older version of `record` than the one saved now."""
+    written = write_and_redirect(
+        request,
+        form,
+        write,
+        conflict_message=conflict_message,
+        saved_message=saved_message,
+        conflict_field=conflict_field,
+    )
+    return written or render_form(
+        request,
+        template,
+        {**context, "form": form, "opened_on_older": opened_on_older_version(form, record)},
+    )
+
+
 def delete_and_redirect(
     request: HttpRequest,
     row: Model,

@@ -43,3 +43,8 @@ def editable_rack(request: HttpRequest, pk: int) -> Rack:
 
 def visible_site(request: HttpRequest, pk: int) -> Site:
     return get_object_or_404(site_visible_to(request.user), pk=pk)
+
+
+def rack_context(rack: Rack) -> dict:
+    """What every page about one rack names in its crumbs: the rack, its group and site."""
+    return {"rack": rack, "group": rack.rack_group, "site": rack.rack_group.site}

@@ -19,12 +19,10 @@ from planner.models import Equipment, Rack
 from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
 from planner.racks.selectors import equipment_visible_to, rack_editable, site_racks
-from planner.racks.views.access import editable_rack, visible_site
+from planner.racks.views.access import editable_rack, rack_context, visible_site
 from planner.web.editing import (
     delete_and_redirect,
-    opened_on_older_version,
-    render_form,
-    write_and_redirect,
+    record_form_page,
 )
 from planner.web.roles import require_role
 
@@ -48,25 +46,15 @@ def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None)
         write = lambda: services.equipment_install(equipment=form.instance, user=request.user)  # noqa: E731
     else:
         write = lambda: services.equipment_update(equipment=form.instance)  # noqa: E731
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         write,
-        conflict_message="",
-        conflict_field="position_u",
+        template="planner/racks/equipment_form.html",
+        record=equipment,
+        context={**rack_context(rack), "equipment": equipment},
         saved_message=_("The equipment was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/racks/equipment_form.html",
-        {
-            "form": form,
-            "rack": rack,
-            "group": rack.rack_group,
-            "site": rack.rack_group.site,
-            "equipment": equipment,
-            "opened_on_older": opened_on_older_version(form, equipment),
-        },
+        conflict_field="position_u",
     )
 
 

@@ -16,12 +16,10 @@ from planner.models import PowerFeed, Rack
 from planner.racks import feeds as services
 from planner.racks.forms import PowerFeedForm
 from planner.racks.selectors import power_feed_visible_to, rack_editable
-from planner.racks.views.access import editable_rack
+from planner.racks.views.access import editable_rack, rack_context
 from planner.web.editing import (
     delete_and_redirect,
-    opened_on_older_version,
-    render_form,
-    write_and_redirect,
+    record_form_page,
 )
 from planner.web.roles import require_role
 
@@ -47,24 +45,15 @@ def _form_page(request: HttpRequest, *, rack: Rack, feed: PowerFeed | None) -> H
         instance=copy.copy(feed) if feed else None,
         rack=rack,
     )
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: _write(form),
-        conflict_message=_("This rack already has a feed with this name."),
+        template="planner/racks/feed_form.html",
+        record=feed,
+        context={**rack_context(rack), "feed": feed},
         saved_message=_("The power feed was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/racks/feed_form.html",
-        {
-            "form": form,
-            "rack": rack,
-            "group": rack.rack_group,
-            "site": rack.rack_group.site,
-            "feed": feed,
-            "opened_on_older": opened_on_older_version(form, feed),
-        },
+        conflict_message=_("This rack already has a feed with this name."),
     )
 
 

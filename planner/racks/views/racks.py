@@ -28,9 +28,7 @@ from planner.racks.views.access import (
 )
 from planner.web.editing import (
     delete_and_redirect,
-    opened_on_older_version,
-    render_form,
-    write_and_redirect,
+    record_form_page,
 )
 from planner.web.history import history_rows
 
@@ -89,23 +87,15 @@ def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None
         rack_group=group,
         initial={} if rack else {"position": group.racks.count() + 1},
     )
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: services.rack_save(rack=form.instance),
-        conflict_message=_("This rack group already has a rack with this name."),
+        template="planner/racks/rack_form.html",
+        record=rack,
+        context={"group": group, "site": group.site, "rack": rack},
         saved_message=_("The rack was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/racks/rack_form.html",
-        {
-            "form": form,
-            "group": group,
-            "site": group.site,
-            "rack": rack,
-            "opened_on_older": opened_on_older_version(form, rack),
-        },
+        conflict_message=_("This rack group already has a rack with this name."),
     )
 
 
