@@ -4,6 +4,7 @@ but not change is a 403 on every write."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
@@ -39,6 +40,16 @@ def editable_rack(request: HttpRequest, pk: int) -> Rack:
     if not rack_editable(request.user, rack.rack_group):
         raise PermissionDenied
     return rack
+
+
+def editable_in_rack(request: HttpRequest, rows: QuerySet, pk: int):
+    """A row kept in a rack (equipment, a feed) among `rows` the user sees, which they may
+    change: facility role and a rack of their own team's site."""
+    require_role(request.user, Role.FACILITY)
+    row = get_object_or_404(rows, pk=pk)
+    if not rack_editable(request.user, row.rack.rack_group):
+        raise PermissionDenied
+    return row
 
 
 def visible_site(request: HttpRequest, pk: int) -> Site:

@@ -6,33 +6,22 @@ from __future__ import annotations
 import copy
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.roles import Role
 from planner.models import Equipment, Rack
 from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
-from planner.racks.selectors import equipment_visible_to, rack_editable, site_racks
-from planner.racks.views.access import editable_rack, rack_context, visible_site
+from planner.racks.selectors import equipment_visible_to, site_racks
+from planner.racks.views.access import editable_in_rack, editable_rack, rack_context, visible_site
 from planner.web.editing import (
     delete_and_redirect,
     record_form_page,
 )
-from planner.web.roles import require_role
-
-
-def _editable_equipment(request: HttpRequest, pk: int) -> Equipment:
-    require_role(request.user, Role.FACILITY)
-    equipment = get_object_or_404(equipment_visible_to(request.user), pk=pk)
-    if not rack_editable(request.user, equipment.rack.rack_group):
-        raise PermissionDenied
-    return equipment
 
 
 def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None) -> HttpResponse:
@@ -65,7 +54,7 @@ def equipment_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = _editable_equipment(request, pk)
+    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
     if equipment.removed_at is not None:
         messages.error(request, _("This equipment was removed; install it again as new."))
         return redirect(equipment.rack)
@@ -74,7 +63,7 @@ def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def equipment_remove(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = _editable_equipment(request, pk)
+    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
     return delete_and_redirect(
         request,
         equipment,

@@ -5,31 +5,19 @@ from __future__ import annotations
 
 import copy
 
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.roles import Role
 from planner.models import PowerFeed, Rack
 from planner.racks import feeds as services
 from planner.racks.forms import PowerFeedForm
-from planner.racks.selectors import power_feed_visible_to, rack_editable
-from planner.racks.views.access import editable_rack, rack_context
+from planner.racks.selectors import power_feed_visible_to
+from planner.racks.views.access import editable_in_rack, editable_rack, rack_context
 from planner.web.editing import (
     delete_and_redirect,
     record_form_page,
 )
-from planner.web.roles import require_role
-
-
-def _editable_feed(request: HttpRequest, pk: int) -> PowerFeed:
-    require_role(request.user, Role.FACILITY)
-    feed = get_object_or_404(power_feed_visible_to(request.user), pk=pk)
-    if not rack_editable(request.user, feed.rack.rack_group):
-        raise PermissionDenied
-    return feed
 
 
 def _write(form: PowerFeedForm) -> PowerFeed:
@@ -64,13 +52,13 @@ def feed_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def feed_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    feed = _editable_feed(request, pk)
+    feed = editable_in_rack(request, power_feed_visible_to(request.user), pk)
     return _form_page(request, rack=feed.rack, feed=feed)
 
 
 @require_POST
 def feed_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    feed = _editable_feed(request, pk)
+    feed = editable_in_rack(request, power_feed_visible_to(request.user), pk)
     name = feed.name
     return delete_and_redirect(
         request,
