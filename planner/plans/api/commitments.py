@@ -7,8 +7,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -36,7 +36,26 @@ REFUSED = detail_response(
 )
 
 
+# These writes take no fields; a body, if sent, is an empty JSON object (so a body that is too
+# large is a 413 and one that is not JSON a 415, as everywhere in the API).
+NO_BODY = {
+    "application/json": {
+        "type": "object",
+        "maxProperties": 0,
+        "description": "Nothing, or an empty object",
+    }
+}
+
+
+def _no_fields(request: Request) -> None:
+    if request.data:
+        raise ValidationError(
+            {"request": [_("This operation takes no fields; send {} or nothing.")]}
+        )
+
+
 def _plan(request: Request, pk: int) -> Plan:
+    _no_fields(request)
     plan = plan_visible_to(request.user).select_related("site").filter(pk=pk).first()
     if plan is None:
         raise NotFound(_("No such plan in your team."))
@@ -44,19 +63,24 @@ def _plan(request: Request, pk: int) -> Plan:
 
 
 @extend_schema(tags=["plans"])
-class PlanCommitmentsView(APIView):
+class PlanCommitmentsView(generics.ListAPIView):
     """The racks a plan holds, and held before (released ones with their date)."""
 
     permission_classes = [PlannerWrites]
+    serializer_class = RackCommitmentSerializer
+    queryset = RackCommitment.objects.none()  # per request: get_queryset
 
-    @extend_schema(
-        summary="The plan's rack commitments",
-        responses={200: RackCommitmentSerializer(many=True), 401: UNAUTHENTICATED, 404: NOT_FOUND},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        plan = _plan(request, pk)
-        rows = RackCommitment.objects.filter(plan=plan).select_related("rack__rack_group", "server")
-        return Response(RackCommitmentSerializer(rows, many=True).data)
+    @extend_schema(summary="The plan's rack commitments", responses={404: NOT_FOUND})
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        plan = _plan(self.request, self.kwargs["pk"])
+        return (
+            RackCommitment.objects.filter(plan=plan)
+            .select_related("rack__rack_group", "server")
+            .order_by("created_at", "pk")
+        )
 
 
 @extend_schema(tags=["plans"])
@@ -68,7 +92,7 @@ class PlanCommitView(APIView):
 
     @extend_schema(
         summary="Commit a build to the site's racks",
-        request=None,
+        request=NO_BODY,
         responses={
             201: RackCommitmentSerializer(many=True),
             400: BAD_FIELD,
@@ -99,7 +123,7 @@ class PlanReleaseView(APIView):
 
     @extend_schema(
         summary="Release the racks a plan holds",
-        request=None,
+        request=NO_BODY,
         responses={
             200: inline_serializer(
                 "Released", {"released": serializers.IntegerField(help_text="Commitments released")}
@@ -122,7 +146,7 @@ class PlanRankView(APIView):
 
     @extend_schema(
         summary="Rank a plan again",
-        request=None,
+        request=NO_BODY,
         responses={
             200: OpenApiResponse(PlanSerializer, description="Ranked again."),
             400: BAD_FIELD,

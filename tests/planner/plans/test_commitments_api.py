@@ -41,7 +41,7 @@ def test_a_planner_commits_lists_and_releases_and_the_second_commit_is_a_409(cas
     assert refused.status_code == 409 and "power" in refused.json()["detail"]
     assert api.post(f"/api/v1/plans/{first.pk}/release/").json() == {"released": 1}
     listed = api.get(f"/api/v1/plans/{first.pk}/commitments/").json()
-    assert listed[0]["released_at"] is not None
+    assert listed["count"] == 1 and listed["results"][0]["released_at"] is not None
     assert api.post(f"/api/v1/plans/{second.pk}/candidates/0/commit/").status_code == 201
 
 
@@ -54,6 +54,13 @@ def test_a_missing_build_names_the_field_and_others_may_not_commit(cast, plans):
         cast.api("viewer").post(f"/api/v1/plans/{plan.pk}/candidates/0/commit/").status_code == 403
     )
     assert cast.api("outsider").post(f"/api/v1/plans/{plan.pk}/release/").status_code == 404
+
+
+def test_a_body_with_fields_is_refused_naming_the_request(cast, plans):
+    answer = cast.api("planner").post(
+        f"/api/v1/plans/{plans[0].pk}/release/", {"all": True}, format="json"
+    )
+    assert answer.status_code == 400 and "request" in answer.json()
 
 
 def test_facility_ranks_a_plan_again_and_creates_plans(cast, plans):

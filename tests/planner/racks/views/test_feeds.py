@@ -62,6 +62,8 @@ def test_facility_edits_then_deletes_a_feed_and_a_stale_delete_is_refused(cast, 
     client = cast.browser("facility")
     client.post(reverse("planner:feed_create", args=[rack.pk]), THREE_PHASE_32_A)
     feed = PowerFeed.objects.get()
+    form = client.get(reverse("planner:feed_edit", args=[feed.pk])).content.decode()
+    assert 'value="PDU-A"' in form and "add_b_side" not in form
     response = client.post(
         reverse("planner:feed_edit", args=[feed.pk]),
         {**THREE_PHASE_32_A, "amperage": "63", "version": feed.version},
