@@ -73,8 +73,10 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "elevation": rack_elevation(rack),
             "can_edit": rack_editable(request.user, rack.rack_group),
             "rack_history": history_rows(rack),
-            "equipment_histories": [
-                (e.name, history_rows(e)) for e in rack.equipment.order_by("name")
+            # Equipment and feeds alike: what is in the rack and what powers it.
+            "part_histories": [
+                *((e.name, history_rows(e)) for e in rack.equipment.order_by("name")),
+                *((f.name, history_rows(f)) for f in rack.feeds.order_by("name")),
             ],
         },
     )

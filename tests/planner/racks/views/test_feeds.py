@@ -78,6 +78,14 @@ def test_facility_edits_then_deletes_a_feed_and_a_stale_delete_is_refused(cast, 
     assert feed.history.count() == 3  # created, changed, deleted
 
 
+def test_the_rack_page_keeps_each_feeds_history(cast, group):
+    rack = group.racks.first()
+    client = cast.browser("facility")
+    client.post(reverse("planner:feed_create", args=[rack.pk]), THREE_PHASE_32_A)
+    page = client.get(rack.get_absolute_url()).content.decode()
+    assert "Equipment and power feeds" in page and page.count("PDU-A") >= 2
+
+
 def test_planners_may_not_add_feeds_and_outsiders_get_404(cast, group):
     url = reverse("planner:feed_create", args=[group.racks.first().pk])
     assert cast.browser("planner").get(url).status_code == 403
