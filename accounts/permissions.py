@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from accounts.roles import Role, has_role
+from accounts.roles import Role, has_any_role, has_role
 
 
 class RolePermission(BasePermission):
@@ -22,6 +22,15 @@ class FacilityWrites(RolePermission):
 
 class PlannerWrites(RolePermission):
     write_role = Role.PLANNER
+
+
+class PlanWrites(RolePermission):
+    """Plans are made by planners, and by facility people fitting them into their racks."""
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in SAFE_METHODS or not (request.user and request.user.is_authenticated):
+            return super().has_permission(request, view)
+        return has_any_role(request.user, (Role.PLANNER, Role.FACILITY))
 
 
 class AnyRole(RolePermission):

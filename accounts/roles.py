@@ -27,3 +27,7 @@ def roles_of(user) -> set[str]:
 
 def has_role(user, role: str) -> bool:
     return role in roles_of(user)
+
+
+def has_any_role(user, roles) -> bool:
+    return bool(roles_of(user) & set(roles))

@@ -1,10 +1,20 @@
+import dataclasses
+
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from planner.engine.facility import RackSpec
 
 
 class Feeds(models.TextChoices):
     SINGLE = "single", _("Single feed")
     A_B_2N = "2n", _("A/B feeds (2N)")
+
+
+# What a rack's feeds are when nobody says: the engine's default (planner.engine.facility's
+# RackSpec, which the fit and plan questions also take), so a saved rack group and a fit
+# question left at their defaults mean the same racks.
+DEFAULT_FEEDS = Feeds(next(f.default for f in dataclasses.fields(RackSpec) if f.name == "feeds"))
 
 
 class RackCooling(models.TextChoices):

@@ -38,6 +38,7 @@ MATRIX: dict[tuple[str, str], dict[str, int]] = {
     ("GET", "/api/v1/plans/{id}/candidates/"): ALPHAS_OWN,
     ("GET", "/api/v1/plans/{id}/candidates/{cid}/"): ALPHAS_OWN,
     ("GET", "/api/v1/plans/{id}/candidates/{cid}/purchase-list/"): ALPHAS_OWN,
+    ("GET", "/api/v1/plans/{id}/commitments/"): ALPHAS_OWN,
     ("GET", "/api/v1/fault-entries/"): SIGNED_IN,
     ("GET", "/api/v1/fault-entries/{id}/"): ALPHAS_OWN,
     ("GET", "/api/v1/fault-entries/{id}/history/"): ALPHAS_OWN,

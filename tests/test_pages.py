@@ -23,9 +23,10 @@ from planner.choices import SimulationStatus
 from planner.engine.simulate.question import inputs_hash
 from planner.faults.services import fault_entry_create, fault_incident_create
 from planner.messages.catalogue import TEMPLATES
-from planner.models import Equipment, Price, RackGroup, Simulation
+from planner.models import Equipment, PowerFeed, Price, RackGroup, Simulation
 from planner.plans.services import plan_create, workload_create
 from planner.racks.equipment import equipment_install
+from planner.racks.feeds import power_feed_pair_create
 from planner.simulations.services import simulation_question
 from planner.sites.services import rack_group_save, site_create
 from tests.factories import PriceFactory
@@ -95,6 +96,10 @@ def world(cast, reference_prices):
             rack=rack, server=ServerPlatform.objects.get(slug="nvidia-dgx-h100"), position_u=1
         )
     )
+    # An A/B pair: the rack's power from its A side.
+    feed = power_feed_pair_create(
+        feed=PowerFeed(rack=rack, name="PDU-A", phase="three", voltage=400, amperage=32)
+    )[0]
     workload = workload_create(
         name="Llama 3 8B pre-training",
         spec={"workload": {"task": "train", "model": "meta-llama-3-8b", "tokens": 1e11}},
@@ -152,6 +157,7 @@ def world(cast, reference_prices):
         "rack_group": group,
         "rack": rack,
         "equipment": equipment,
+        "feed": feed,
         "workload": workload,
         "plan": plan,
         "hopeless": hopeless,
@@ -213,6 +219,8 @@ def _urls(name: str, world: dict) -> list[str]:
         "rack_": [world["rack"].pk],
         "equipment_create": [world["rack"].pk],
         "equipment_": [world["equipment"].pk],
+        "feed_create": [world["rack"].pk],
+        "feed_": [world["feed"].pk],
         "rackgroup_": [world["rack_group"].pk],
         "workload_create": ["train", "finetune", "serve"],
         "workload_": [world["workload"].pk],
@@ -230,6 +238,12 @@ def _urls(name: str, world: dict) -> list[str]:
         "token_revoke": [1],
     }
     query = QUERIES.get(name, "")
+    if short == "fit":  # the question, then an answer of the site's racks, then a plan's build
+        return [
+            reverse(name),
+            reverse(name) + f"?site={world['site'].pk}&server=nvidia-dgx-h100&quantity=3",
+            reverse(name) + f"?plan={world['plan'].pk}&build=0",
+        ]
     if short.startswith("plan_candidate"):  # a plan and one of its builds
         return [reverse(name, args=[world["plan"].pk, cid]) + query for cid in (0, 1)]
     try:

@@ -3,8 +3,10 @@ the bodies of history, conflict and precondition answers."""
 
 from collections.abc import Mapping
 
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
 
 from planner.api.responses import AnyJsonField
 
@@ -50,6 +52,38 @@ class JsonTypesMixin:
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+class ParentRowMixin:
+    """A record's link to the row it lives in (its site, rack group or rack): offered among the
+    rows the user may see, so another team's private one "does not exist" (a 400, never a hint
+    that it does), and refused with a 403 where the user may read the parent but not change
+    it. A serializer names the field (`parent_field`), says which rows the user sees
+    (`parent_choices`) and may change (`parent_editable`) and what a read-only one is told
+    (`parent_read_only`), and checks with `validate_<field> = ParentRowMixin.check_parent`."""
+
+    parent_field: str
+
+    def parent_choices(self, user) -> QuerySet:
+        raise NotImplementedError
+
+    def parent_editable(self, user, parent) -> bool:
+        raise NotImplementedError
+
+    def parent_read_only(self, parent) -> str:
+        raise NotImplementedError
+
+    def get_fields(self):
+        fields = super().get_fields()  # type: ignore[misc]
+        request = self.context.get("request")  # type: ignore[attr-defined]
+        if request is not None:
+            fields[self.parent_field].queryset = self.parent_choices(request.user)
+        return fields
+
+    def check_parent(self, parent):
+        if not self.parent_editable(self.context["request"].user, parent):  # type: ignore[attr-defined]
+            raise PermissionDenied(self.parent_read_only(parent))
+        return parent
 
 
 def _json_name(types: tuple[type, ...]) -> str:

@@ -333,3 +333,40 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
 
     lookup_value_regex = r"\d+"
+
+
+class ServiceRecordViewSet(RecordViewSet):
+    """A record whose creates and updates build the row from the validated body and hand it to
+    the feature's save service (`save_row`); the many-to-many fields named in `m2m_fields` go
+    to the service beside it. A value another row holds is a 409 with `conflict_message(row)`
+    beside `conflict_field`."""
+
+    m2m_fields: tuple[str, ...] = ()
+    conflict_field = "name"
+
+    def save_row(self, row, *, created: bool, **m2m):
+        raise NotImplementedError
+
+    def conflict_message(self, row) -> str:
+        raise NotImplementedError
+
+    def _write(self, serializer, row, m2m: dict, *, created: bool) -> None:
+        with service_errors(
+            conflict_field=self.conflict_field, conflict_message=self.conflict_message(row)
+        ):
+            serializer.instance = self.save_row(row, created=created, **m2m)
+
+    def _split(self, serializer) -> tuple[dict, dict]:
+        data = dict(serializer.validated_data)
+        return data, {name: data.pop(name, None) for name in self.m2m_fields}
+
+    def perform_create(self, serializer) -> None:
+        data, m2m = self._split(serializer)
+        self._write(serializer, self.get_queryset().model(**data), m2m, created=True)
+
+    def perform_update(self, serializer) -> None:
+        data, m2m = self._split(serializer)
+        row = serializer.instance
+        for name, value in data.items():
+            setattr(row, name, value)
+        self._write(serializer, row, m2m, created=False)

@@ -142,6 +142,12 @@ def _server_facility_resolver():
     return resolve
 
 
+def server_facility(*, server: str, accelerator: str | None = None) -> ServerFacilitySpec:
+    """What catalog server `server` asks of a rack, full of `accelerator` (by default the most
+    power-hungry card it takes, so no rack is overfilled); `RequestError` on a bad slug."""
+    return _server_facility_resolver()(server, accelerator)
+
+
 def fit_request(*, data: Any) -> FitRequest:
     """Validate a facility-fit question, resolving the server (and its cards) from the catalog."""
     return fit_request_from_dict(data, resolve_server=_server_facility_resolver())

@@ -34,6 +34,12 @@ class Plan(models.Model):
     )
     ranking = models.JSONField(_("ranking"), null=True, blank=True)
     model_version = models.CharField(_("engine version"), max_length=20)
+    ranked_at = models.DateTimeField(
+        _("ranked"),
+        null=True,
+        blank=True,
+        help_text=_("When the ranking was computed; the site's changes after it are not in it"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

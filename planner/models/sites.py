@@ -9,6 +9,7 @@ from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from planner.choices import (
+    DEFAULT_FEEDS,
     Feeds,
     RackCooling,
     Visibility,
@@ -109,7 +110,7 @@ class RackGroup(models.Model):
         validators=[MinValueValidator(0.1), MaxValueValidator(MAX_RACK_KW)],
         help_text=_("With A/B feeds, what one feed carries"),
     )
-    feeds = models.CharField(_("feeds"), max_length=8, choices=Feeds.choices, default=Feeds.A_B_2N)
+    feeds = models.CharField(_("feeds"), max_length=8, choices=Feeds.choices, default=DEFAULT_FEEDS)
     cooling_kw = models.FloatField(
         _("cooling per rack (kW)"),
         validators=[MinValueValidator(0.1), MaxValueValidator(MAX_RACK_KW)],

@@ -15,13 +15,13 @@ from planner.adapters import accelerator_spec, consumer_cooled, server_facility_
 from planner.engine import RequestError
 from planner.engine.contract import parse
 from planner.engine.contract.plan import InlineSite, RecommendQuestion, Workload
-from planner.engine.facility import RackSpec
 from planner.engine.recommend import AcceleratorOption, PlanQuestion, RackGroupOption, ServerOption
 from planner.engine.specs import CalibrationSpec, EstimateRequest
 from planner.estimates.services import catalog_resolvers
 from planner.models import Site
 from planner.plans.pricing import price_list
 from planner.prices.selectors import price_book
+from planner.racks.selectors import site_free_racks
 
 # Without a site: no rack limits, and the PUE a planner would assume for a modern hall.
 DEFAULT_PUE = 1.3
@@ -54,23 +54,12 @@ def _calibration(profile_id: int | None, user) -> tuple[str, CalibrationSpec] | 
     return profile.accelerator.slug, calibration_spec(profile)
 
 
-def _saved_site_racks(site: Site) -> tuple[RackGroupOption, ...]:
+def _saved_site_racks(site: Site, except_plan_id: int | None) -> tuple[RackGroupOption, ...]:
+    """The site's free capacity: each rack's limits less what is installed and what other
+    plans hold (planner.racks.selectors.site_free_racks)."""
     return tuple(
-        RackGroupOption(
-            g.name,
-            RackSpec(
-                power_kw=g.power_kw,
-                cooling_kw=g.cooling_kw,
-                units=g.units,
-                max_kg=g.max_kg,
-                inlet_c=g.inlet_c,
-                cooling=g.cooling,
-                liquid_loops=g.liquid_loops,
-                feeds=g.feeds,
-            ),
-            g.count,
-        )
-        for g in site.rack_groups.all()
+        RackGroupOption(name, rack, count)
+        for name, rack, count in site_free_racks(site=site, except_plan_id=except_plan_id)
     )
 
 
@@ -163,12 +152,12 @@ def _servers(cards: list[Accelerator], wanted: list[str] | None) -> tuple[Server
 
 
 def _site_limits(
-    question: RecommendQuestion, site: Site | None
+    question: RecommendQuestion, site: Site | None, except_plan_id: int | None = None
 ) -> tuple[tuple[RackGroupOption, ...], float, float | None, str | None]:
     """Rack groups, PUE, price per kWh and that price's currency."""
     if site is not None:
         price = float(site.electricity_price_per_kwh)
-        return _saved_site_racks(site), site.pue, price, site.currency
+        return _saved_site_racks(site, except_plan_id), site.pue, price, site.currency
     if not isinstance(question.site, InlineSite):
         return NO_SITE
     inline = question.site
@@ -191,6 +180,7 @@ def plan_question(
     sites: QuerySet[Site] | None = None,
     user=None,
     team=None,
+    except_plan_id: int | None = None,
 ) -> tuple[PlanQuestion, str, int]:
     """Validate a recommend question; returns the engine question, its currency and the
     number of candidates to show. Prices come from `team`'s price book (the reference list
@@ -205,7 +195,7 @@ def plan_question(
         raise exc.under("workload") from None
     if site is None and isinstance(question.site, str):
         site = _named_site(question.site, sites)
-    racks, pue, price_per_kwh, price_currency = _site_limits(question, site)
+    racks, pue, price_per_kwh, price_currency = _site_limits(question, site, except_plan_id)
     currency = question.budget.currency or (site.currency if site else (price_currency or "USD"))
     cards = _cards(question)
     measured = _calibration(question.calibration, user)

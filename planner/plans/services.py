@@ -7,20 +7,24 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from catalog.models import ServerPlatform
 from planner.engine import MODEL_VERSION, RequestError
 from planner.engine.contract.base import without_nulls
 from planner.engine.recommend import (
     Ranking,
     recommend,
 )
+from planner.estimates.services import server_facility
 from planner.messages.answers import localise_plan
-from planner.models import Plan, Simulation, Site, Workload
+from planner.models import Plan, RackCommitment, Simulation, Site, Workload
 from planner.plans.builds import SWEEP_MIN, sweep_question
 from planner.plans.figures import build_names
 from planner.plans.question import plan_question
-from planner.plans.selectors import ranked_candidates
+from planner.plans.selectors import plan_candidate, ranked_candidates
+from planner.racks.commitments import build_commit
 from planner.simulations.services import simulation_start
 from planner.sites.selectors import site_visible_to
 from planner.versioning import ConflictError
@@ -65,6 +69,40 @@ def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
         currency=currency,
         ranking=answer,
         model_version=MODEL_VERSION,
+        ranked_at=timezone.now(),
+    )
+
+
+@transaction.atomic
+def plan_rerank(*, plan: Plan, user) -> Plan:
+    """Rank a saved plan's question again, in its site's free capacity as it is now (what
+    other plans hold stays out; the plan's own commitments count as its own). Nothing ranks a
+    plan again behind its owner's back: a person asks for it."""
+    question, currency, _limit = plan_question(
+        data=plan.question,
+        site=plan.site,
+        sites=site_visible_to(user),
+        user=user,
+        team=plan.team,
+        except_plan_id=plan.pk,
+    )
+    plan.ranking = _answer(recommend(question), currency=currency, limit=None)
+    plan.currency, plan.model_version, plan.ranked_at = currency, MODEL_VERSION, timezone.now()
+    plan.save(update_fields=["ranking", "currency", "model_version", "ranked_at", "updated_at"])
+    return plan
+
+
+def plan_build_commit(*, plan: Plan, candidate_id: int, user) -> list[RackCommitment]:
+    """Hold room in the plan's site for the servers of its build `candidate_id`
+    (planner.racks.commitments.build_commit); `RequestError` naming "build" when the plan has
+    no such build."""
+    build = plan_candidate(plan=plan, candidate_id=candidate_id, weights={})
+    if build is None:
+        raise RequestError("build", gettext_noop("the plan has no build {id}"), id=candidate_id)
+    server = ServerPlatform.objects.get(slug=build["server"])
+    facility = server_facility(server=build["server"], accelerator=build["accelerator"])
+    return build_commit(
+        plan=plan, server=server, facility=facility, servers=int(build["nodes"]), user=user
     )
 
 

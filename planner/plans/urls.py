@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner.plans.views import candidates, exports, plans, workloads
+from planner.plans.views import candidates, commitments, exports, plans, workloads
 from planner.web.routes import pages
 
 urlpatterns = [
@@ -13,6 +13,13 @@ urlpatterns = [
     path("plans/<int:pk>/ranking.csv", exports.plan_export_csv, name="plan_export_csv"),
     path("plans/<int:pk>/ranking.json", exports.plan_export_json, name="plan_export_json"),
     path("plans/<int:pk>/sweep/", candidates.plan_sweep, name="plan_sweep"),
+    path("plans/<int:pk>/rank/", commitments.plan_rerank_view, name="plan_rerank"),
+    path("plans/<int:pk>/release/", commitments.plan_release_view, name="plan_release"),
+    path(
+        "plans/<int:pk>/candidates/<int:cid>/commit/",
+        commitments.candidate_commit,
+        name="plan_candidate_commit",
+    ),
     path(
         "plans/<int:pk>/candidates/<int:cid>/",
         candidates.candidate_detail,

@@ -70,18 +70,39 @@ def _slot(total_units: int, bottom: int, height: int, label: str, kind: str) -> 
     return Slot(bottom, height, label, kind, top_px, height * U_PX)
 
 
-def rack_elevation(
-    rack: Rack, *, new_units: int = 0, new_count: int = 0, new_label: str = ""
+def elevation(
+    units: int,
+    items: list[tuple[int, int, str]],
+    *,
+    new_units: int = 0,
+    new_count: int = 0,
+    new_label: str = "",
 ) -> Elevation:
-    units = rack_limits(rack).units
-    items = list(installed(rack.equipment.all()).order_by("position_u"))
+    """A rack of `units` U holding `items` (bottom U, height, label), with `new_count` servers
+    `new_units` high drawn in its lowest free U."""
     slots = [
-        _slot(units, e.position_u, min(e.units, units - e.position_u + 1), e.name, "installed")
-        for e in items
-        if e.position_u <= units
+        _slot(units, bottom, min(height, units - bottom + 1), label, "installed")
+        for bottom, height, label in items
+        if bottom <= units
     ]
     if new_units and new_count:
-        taken = [(e.position_u, e.units) for e in items]
+        taken = [(bottom, height) for bottom, height, _label in items]
         for bottom in place(units, taken, new_units, new_count):
             slots.append(_slot(units, bottom, new_units, new_label, "new"))
     return Elevation(units=units, slots=tuple(slots), height=units * U_PX)
+
+
+def rack_elevation(
+    rack: Rack, *, new_units: int = 0, new_count: int = 0, new_label: str = ""
+) -> Elevation:
+    items = [
+        (e.position_u, e.units, e.name)
+        for e in installed(rack.equipment.all()).order_by("position_u")
+    ]
+    return elevation(
+        rack_limits(rack).units,
+        items,
+        new_units=new_units,
+        new_count=new_count,
+        new_label=new_label,
+    )

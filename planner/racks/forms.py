@@ -7,10 +7,15 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import ServerPlatform
-from planner.models import Equipment, Rack, RackGroup
+from catalog.models import Accelerator, ServerPlatform
+from planner.choices import FeedType
+from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
+from planner.racks.feeds import b_side_name
 from planner.web.editing import EditsOneVersion, preserve_inputs
 from planner.web.forms import FieldsetsMixin
+
+# More servers than this in one question is a hall, not a fit.
+MAX_FIT_SERVERS = 10_000
 
 
 class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
@@ -97,3 +102,105 @@ class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
                 setattr(self.instance, name, self.cleaned_data[name])
         if not self.instance.name:
             self.instance.name = ""
+
+
+class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+    """One power feed of a rack; a new primary feed may bring its redundant B side along."""
+
+    add_b_side = forms.BooleanField(
+        label=_("Also add its B side"),
+        required=False,
+        help_text=_(
+            "A redundant feed of the same rating, for an A/B pair: it takes the load when this "
+            "one fails, so it adds nothing to the usable power"
+        ),
+    )
+
+    class Meta:
+        model = PowerFeed
+        fields = list(PowerFeed.STATED_FIELDS)
+
+    FIELDSETS = (
+        (_("Feed"), ("name", "feed_type", "add_b_side")),
+        (_("Rating"), ("supply", "phase", "voltage", "amperage", "max_utilisation")),
+    )
+
+    def __init__(self, *args, rack: Rack, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.rack = rack
+        if self.instance.pk is not None:
+            del self.fields["add_b_side"]
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = PowerFeed.objects.filter(rack=self.instance.rack, name=name).exclude(
+            pk=self.instance.pk
+        )
+        if taken.exists():
+            raise ValidationError(_("This rack already has a feed with this name."), code="unique")
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("add_b_side"):
+            if cleaned.get("feed_type") == FeedType.REDUNDANT:
+                self.add_error(
+                    "add_b_side", _("A B side goes with a primary feed: choose Primary as type.")
+                )
+            elif cleaned.get("name"):
+                twin = b_side_name(cleaned["name"])
+                if PowerFeed.objects.filter(rack=self.instance.rack, name=twin).exists():
+                    self.add_error(
+                        "add_b_side",
+                        _("This rack already has a feed named “%(name)s”.") % {"name": twin},
+                    )
+        self._clean_version()
+        return cleaned
+
+
+class FitForm(forms.Form):
+    """The fit page's question: where (a site, or one of its rack groups), what (a catalog
+    server, or a plan's build) and how many. Asked by GET: nothing is written."""
+
+    site = forms.ModelChoiceField(queryset=Site.objects.none(), label=_("Site"))
+    rack_group = forms.ModelChoiceField(
+        queryset=RackGroup.objects.none(),
+        required=False,
+        label=_("Rack group"),
+        help_text=_("Empty: every rack of the site"),
+    )
+    server = forms.ModelChoiceField(
+        queryset=ServerPlatform.objects.order_by("name"),
+        to_field_name="slug",
+        label=_("Server"),
+    )
+    accelerator = forms.ModelChoiceField(
+        queryset=Accelerator.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        label=_("Accelerators in it"),
+        help_text=_("Empty: the most power-hungry card the server takes"),
+    )
+    quantity = forms.IntegerField(
+        label=_("How many more"), min_value=1, max_value=MAX_FIT_SERVERS, initial=1
+    )
+
+    def __init__(self, *args, sites, rack_groups, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["site"].queryset = sites
+        self.fields["rack_group"].queryset = rack_groups.select_related("site")
+
+    def clean(self):
+        cleaned = super().clean()
+        group, site = cleaned.get("rack_group"), cleaned.get("site")
+        if group is not None and site is not None and group.site_id != site.pk:
+            self.add_error("rack_group", _("This rack group is not in the chosen site."))
+        server, card = cleaned.get("server"), cleaned.get("accelerator")
+        if server is not None and card is not None and not server.takes(card):
+            self.add_error(
+                "accelerator",
+                _("%(server)s does not take %(card)s.") % {"server": server, "card": card},
+            )
+        return cleaned

@@ -105,8 +105,11 @@ def _sums_by_rack(queryset, rack_ids: list[int], **fields) -> dict[int, dict]:
     return {row.pop("rack_id"): row for row in rows}
 
 
-def occupancy_by_rack(racks: Iterable[Rack]) -> dict[int, Occupancy]:
-    """Each rack's occupancy, in three queries whatever the number of racks."""
+def occupancy_by_rack(
+    racks: Iterable[Rack], *, except_plan_id: int | None = None
+) -> dict[int, Occupancy]:
+    """Each rack's occupancy, in three queries whatever the number of racks; what plan
+    `except_plan_id` holds counts as free (a plan is not kept out by its own commitments)."""
     racks = list(racks)
     ids = [r.pk for r in racks]
     used: dict[int, dict] = defaultdict(dict)
@@ -123,10 +126,13 @@ def occupancy_by_rack(racks: Iterable[Rack]) -> dict[int, Occupancy]:
             )
         )
     committed: dict[int, dict] = {}
+    holding = held().exclude(plan_id=except_plan_id) if except_plan_id else held()
     for chunk in range(0, len(ids), 500):
         part = ids[chunk : chunk + 500]
         committed.update(
-            _sums_by_rack(held(), part, kw=Sum("power_kw"), units=Sum("units"), kg=Sum("weight_kg"))
+            _sums_by_rack(
+                holding, part, kw=Sum("power_kw"), units=Sum("units"), kg=Sum("weight_kg")
+            )
         )
     return {
         r.pk: _occupancy(rack_limits(r), used.get(r.pk, {}), committed.get(r.pk, {})) for r in racks

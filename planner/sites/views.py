@@ -23,6 +23,7 @@ from accounts.services import user_team
 from catalog.context_processors import display_currency
 from planner.models import RackGroup, Site
 from planner.racks.occupancy import site_occupancy
+from planner.racks.selectors import site_plans_holding
 from planner.sites import services as site_services
 from planner.sites.filtersets import SiteFilterSet
 from planner.sites.forms import (
@@ -37,15 +38,13 @@ from planner.sites.selectors import (
     site_visible_to,
 )
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
-from planner.versioning import StaleVersionError
 from planner.web.downloads import csv_download
 from planner.web.editing import (
-    VERSION_FIELD,
-    opened_on_older_version,
+    delete_and_redirect,
+    record_form_page,
     render_form,
     save_form_write,
     validating,
-    write_and_redirect,
 )
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
@@ -138,6 +137,8 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "site": site,
             "capacity": site_capacity(site=site),
             "occupancy": site_occupancy(site=site),
+            "plans_holding": site_plans_holding(site=site),
+            "can_release": has_role(request.user, Role.PLANNER),
             "rack_groups": rack_groups,
             "can_edit": _can_edit(request.user, site),
             "site_history": history_rows(site),
@@ -178,17 +179,15 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     site = _editable_site(request, pk)
     # The form edits a copy, so the page heading keeps the saved name while errors show.
     form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: site_services.site_update(site=form.instance, **form.model_values()),
-        conflict_message=_("Your team already has a site with this name."),
+        template="planner/sites/site_form.html",
+        record=site,
+        context={"site": site},
         saved_message=_("The site was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/sites/site_form.html",
-        {"form": form, "site": site, "opened_on_older": opened_on_older_version(form, site)},
+        conflict_message=_("Your team already has a site with this name."),
     )
 
 
@@ -203,24 +202,17 @@ def _rack_group_form_page(
         instance=copy.copy(rack_group) if rack_group else None,
         site=site,
     )
-    written = write_and_redirect(
+    return record_form_page(
         request,
         form,
         lambda: site_services.rack_group_save(
             rack_group=form.instance, fabrics=form.cleaned_data["fabrics"]
         ),
-        conflict_message=_("This site already has a rack group with this name."),
+        template="planner/sites/rackgroup_form.html",
+        record=rack_group,
+        context={"site": site, "rack_group": rack_group},
         saved_message=_("The rack group was saved."),
-    )
-    return written or render_form(
-        request,
-        "planner/sites/rackgroup_form.html",
-        {
-            "form": form,
-            "site": site,
-            "rack_group": rack_group,
-            "opened_on_older": opened_on_older_version(form, rack_group),
-        },
+        conflict_message=_("This site already has a rack group with this name."),
     )
 
 
@@ -238,29 +230,21 @@ def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
     rack_group = _editable_rack_group(request, pk)
-    site, name = rack_group.site, rack_group.name
-    # The delete button carries the version its page showed: deleting a row someone changed
-    # after that would throw away a change the person never saw.
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the rack group and try again."))
-        return redirect(site)
-    rack_group.version = int(posted)
-    try:
-        site_services.rack_group_delete(rack_group=rack_group)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _(
-                "Someone else changed the rack group “%(name)s” after this page was loaded, so "
-                "it was not deleted. Check its new values and delete it again if you still "
-                "mean to."
-            )
-            % {"name": name},
+    name = rack_group.name
+    return delete_and_redirect(
+        request,
+        rack_group,
+        lambda: site_services.rack_group_delete(rack_group=rack_group),
+        back=rack_group.site,
+        out_of_date=_("The page was out of date; check the rack group and try again."),
+        stale=_(
+            "Someone else changed the rack group “%(name)s” after this page was loaded, so "
+            "it was not deleted. Check its new values and delete it again if you still "
+            "mean to."
         )
-        return redirect(site)
-    messages.success(request, _("The rack group “%(name)s” was deleted.") % {"name": name})
-    return redirect(site)
+        % {"name": name},
+        done=_("The rack group “%(name)s” was deleted.") % {"name": name},
+    )
 
 
 # --- CSV -------------------------------------------------------------------------------------

@@ -130,17 +130,81 @@ def write_and_redirect(
     *,
     conflict_message: str,
     saved_message: str,
+    conflict_field: str = "name",
 ) -> HttpResponse | None:
     """The end of a form page that writes through a service: a valid POST (not an inline
     validation) runs `write` (save_form_write); saved, the saved row's page with
     `saved_message`. None when the form is to be shown again, with what went wrong."""
     if request.method != "POST" or not form.is_valid() or validating(request):
         return None
-    saved = save_form_write(form, write, conflict_message=conflict_message)
+    saved = save_form_write(
+        form, write, conflict_message=conflict_message, conflict_field=conflict_field
+    )
     if saved is None:
         return None
     messages.success(request, saved_message)
     return redirect(saved)
+
+
+def record_form_page(
+    request: HttpRequest,
+    form,
+    write: Callable[[], Model],
+    *,
+    template: str,
+    record: Model | None,
+    context: dict[str, Any],
+    saved_message: str,
+    conflict_message: str = "",
+    conflict_field: str = "name",
+) -> HttpResponse:
+    """A record's form page: a valid POST writes through `write` and goes to the saved row
+    (write_and_redirect); otherwise the form again, with `context`, and a warning while it
+    was opened on an older version of `record` than the one saved now."""
+    written = write_and_redirect(
+        request,
+        form,
+        write,
+        conflict_message=conflict_message,
+        saved_message=saved_message,
+        conflict_field=conflict_field,
+    )
+    return written or render_form(
+        request,
+        template,
+        {**context, "form": form, "opened_on_older": opened_on_older_version(form, record)},
+    )
+
+
+def delete_and_redirect(
+    request: HttpRequest,
+    row: Model,
+    delete: Callable[[], object],
+    *,
+    back: Any,
+    out_of_date: str,
+    stale: str,
+    done: str,
+) -> HttpResponse:
+    """A delete (or remove) button's POST: it carries the version its page showed, since
+    deleting a row someone changed after that would throw away a change the person never saw.
+    Runs `delete` at that version and goes `back` saying `done`; says `out_of_date` when the
+    post names no version, `stale` when someone changed the row since, and a service's
+    refusal (a ValidationError) as it words it."""
+    posted = request.POST.get(VERSION_FIELD, "")
+    if not posted.isdigit():
+        messages.error(request, out_of_date)
+        return redirect(back)
+    row.version = int(posted)  # type: ignore[attr-defined]
+    try:
+        delete()
+    except StaleVersionError:
+        messages.error(request, stale)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, done)
+    return redirect(back)
 
 
 def show_newer_version(form, current: Model | None) -> None:

@@ -10,12 +10,16 @@ from django import forms
 
 class FieldsetsMixin:
     """`FIELDSETS`, pairs of a legend and field names, as bound fields for
-    templates/htmx/fieldsets.html."""
+    templates/htmx/fieldsets.html; a field the form leaves out (one only a new record asks
+    for) is skipped."""
 
     FIELDSETS: tuple
 
     def fieldsets(self: Any) -> list[tuple[Any, list[forms.BoundField]]]:
-        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
+        return [
+            (legend, [self[name] for name in names if name in self.fields])
+            for legend, names in self.FIELDSETS
+        ]
 
 
 def filled(question: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """POST /api/v1/estimates/ and /api/v1/fit/: the questions of `manage.py estimate` and
 `manage.py fit`, same JSON in and out; an array of estimate questions answers an array."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from planner.api.responses import field_errors, field_errors_response
+from planner.api.responses import UNAUTHENTICATED, field_errors, field_errors_response
 from planner.engine import RequestError
 from planner.engine.contract import FitQuestion
 from planner.engine.contract.answers import FitAnswer
@@ -66,7 +66,7 @@ class FitView(APIView):
                 'A field is missing or wrong; the key names it, e.g. {"rack.power_kw": ["must be '
                 'greater than 0, not -5"]}.'
             ),
-            403: OpenApiResponse(description="Not signed in."),
+            401: UNAUTHENTICATED,
         },
         examples=FIT_EXAMPLES,
         tags=["fit"],

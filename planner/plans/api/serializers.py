@@ -20,7 +20,7 @@ from planner.engine.recommend import OBJECTIVES
 from planner.engine.scoring import DIMENSIONS
 from planner.messages.answers import localise_candidate, localise_rejected, plan_why_none
 from planner.messages.render import render
-from planner.models import Plan
+from planner.models import Plan, RackCommitment
 from planner.plans.selectors import default_weights, ranked_candidates
 
 DEFAULT_PAGE_SIZE = 25
@@ -218,3 +218,29 @@ def candidate_page(
         "why_first": render(ordered.first) if ordered.first else None,
         "results": [localise_candidate(c) for c in current] if current is not None else [],
     }
+
+
+class RackCommitmentSerializer(serializers.ModelSerializer):
+    """Room a plan holds in one rack for servers of its build, until released."""
+
+    rack_name = serializers.CharField(source="rack.name", read_only=True)
+    rack_group = serializers.CharField(source="rack.rack_group.name", read_only=True)
+    server = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+
+    class Meta:
+        model = RackCommitment
+        fields = [
+            "id",
+            "plan",
+            "rack",
+            "rack_name",
+            "rack_group",
+            "server",
+            "servers",
+            "power_kw",
+            "units",
+            "weight_kg",
+            "created_at",
+            "released_at",
+        ]
+        read_only_fields = fields

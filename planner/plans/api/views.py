@@ -25,7 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import PlannerWrites
+from accounts.permissions import PlannerWrites, PlanWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
 from planner.api.responses import (
@@ -62,7 +62,9 @@ from planner.web.downloads import as_download
 
 # --- documentation ---------------------------------------------------------------------------
 
-FORBIDDEN = detail_response("Your role may not create plans (planner), or you have no team.")
+FORBIDDEN = detail_response(
+    "Your role may not create plans (planner or facility), or you have no team."
+)
 NOT_FOUND = detail_response("No such plan in your team.")
 BAD_FIELD = field_errors_response(
     'A field is missing or wrong; the key names it, e.g. {"workload.model": '
@@ -148,7 +150,7 @@ def _site(request: Request, data: Any):
         "bandwidth, interconnect, cooling, software), 0-100 each. The plan keeps every build; "
         "the answer carries the first page, best first, and those that break a hard "
         "constraint (memory, racks, budget, deadline, latency, rate) under `rejected`. "
-        "Planners and admins only.",
+        "Planners, facility people and admins.",
         request=PlanRequest,
         responses={
             201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
@@ -159,8 +161,9 @@ def _site(request: Request, data: Any):
     ),
 )
 class PlanListView(VisibleListCreateView):
-    """Any signed-in role of the team reads; planners and admins create."""
+    """Any signed-in role of the team reads; planners, facility people and admins create."""
 
+    permission_classes = [PlanWrites]
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
     parser_classes = [StrictJSONParser]

@@ -102,6 +102,7 @@ def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -
         + simulation_form_query(plan, candidate),
         "simulation_kind": kind,
         "can_simulate": has_role(request.user, Role.PLANNER),
+        "can_commit": plan.site_id is not None and has_role(request.user, Role.PLANNER),
         "plan_query": request.GET.urlencode(),
     }
 

@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from accounts.roles import Role, has_role
+from accounts.roles import Role, has_any_role, has_role
 from catalog.context_processors import display_currency
 from planner.engine import RequestError
 from planner.messages.answers import plan_why_none
@@ -53,12 +53,28 @@ from planner.plans.selectors import (
 from planner.plans.services import (
     plan_create,
 )
+from planner.racks.selectors import plan_commitments, site_changed_after
 from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
-from planner.web.roles import writer_team
+from planner.web.roles import PLAN_MAKERS, writer_team
 
 PAGE_SIZE = 25
+
+
+def plan_racks_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
+    """What the plan page shows of its site: the racks it holds, whether the site changed
+    since the ranking, and which buttons the reader may press."""
+    ranked_at = plan.ranked_at or plan.created_at
+    return {
+        "commitments": plan_commitments(plan=plan),
+        "site_changed": plan.site is not None
+        and site_changed_after(site=plan.site, moment=ranked_at, except_plan_id=plan.pk),
+        "can_commit": plan.site is not None and has_role(request.user, Role.PLANNER),
+        "can_rerank": has_any_role(request.user, PLAN_MAKERS),
+    }
+
+
 COMPARE_MIN, COMPARE_MAX = 2, 4
 
 
@@ -138,14 +154,14 @@ def plan_list(request: HttpRequest) -> HttpResponse:
             "page": page,
             "query": query,
             "rows": rows,
-            "can_create": has_role(request.user, Role.PLANNER),
+            "can_create": has_any_role(request.user, PLAN_MAKERS),
         },
     )
 
 
 @require_http_methods(["GET", "POST"])
 def plan_create_view(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
+    team = writer_team(request.user, PLAN_MAKERS)
     if request.method == "POST":
         form = PlanForm(request.POST, user=request.user, team=team)
     else:
@@ -258,6 +274,7 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "order_objective": weights_form.objective(),
         "serving": plan_task(plan) == "inference",
         "rejected_html": mark_safe(rejected_html),
+        **plan_racks_context(request, plan),
     }
     return render(request, template, context)
 

@@ -6,10 +6,9 @@ from dataclasses import asdict
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.exceptions import PermissionDenied
 
 from catalog.models import ServerPlatform
-from planner.api.serializers import JsonTypesMixin
+from planner.api.serializers import JsonTypesMixin, ParentRowMixin
 from planner.models import Equipment, PowerFeed, Rack, RackGroup
 from planner.racks.capacity import rack_limits
 from planner.racks.selectors import rack_editable, rack_visible_to
@@ -28,7 +27,7 @@ class SiteRackLimitsSerializer(serializers.Serializer):
     )
 
 
-class SiteRackSerializer(JsonTypesMixin, serializers.ModelSerializer):
+class SiteRackSerializer(ParentRowMixin, JsonTypesMixin, serializers.ModelSerializer):
     rack_group = serializers.PrimaryKeyRelatedField(
         queryset=RackGroup.objects.none(),  # narrowed to the groups the user can see
         help_text="Id of a rack group of your team",
@@ -42,19 +41,21 @@ class SiteRackSerializer(JsonTypesMixin, serializers.ModelSerializer):
         # The service checks uniqueness (full_clean); the view answers 409.
         validators = []
 
-    def get_fields(self):
-        fields = super().get_fields()
-        request = self.context.get("request")
-        if request is not None:
-            fields["rack_group"].queryset = rack_group_visible_to(request.user)
-        return fields
+    parent_field = "rack_group"
+
+    def parent_choices(self, user):
+        return rack_group_visible_to(user)
+
+    def parent_editable(self, user, parent: RackGroup) -> bool:
+        return rack_editable(user, parent)
+
+    def parent_read_only(self, parent: RackGroup) -> str:
+        return _("You may read rack group “%(group)s” but not change its racks.") % {
+            "group": parent
+        }
 
     def validate_rack_group(self, group: RackGroup) -> RackGroup:
-        if not rack_editable(self.context["request"].user, group):
-            raise PermissionDenied(
-                _("You may read rack group “%(group)s” but not change its racks.")
-                % {"group": group}
-            )
+        self.check_parent(group)
         if self.instance is not None and group.pk != self.instance.rack_group_id:
             raise serializers.ValidationError(_("A rack stays in its rack group."))
         return group
@@ -64,7 +65,24 @@ class SiteRackSerializer(JsonTypesMixin, serializers.ModelSerializer):
         return asdict(rack_limits(rack))
 
 
-class EquipmentSerializer(JsonTypesMixin, serializers.ModelSerializer):
+class InRackMixin(ParentRowMixin):
+    """Equipment and feeds live in a rack of the user's team."""
+
+    parent_field = "rack"
+
+    def parent_choices(self, user):
+        return rack_visible_to(user)
+
+    def parent_editable(self, user, parent: Rack) -> bool:
+        return rack_editable(user, parent.rack_group)
+
+    def parent_read_only(self, parent: Rack) -> str:
+        return _("You may read rack “%(rack)s” but not change what is in it.") % {"rack": parent}
+
+    validate_rack = ParentRowMixin.check_parent
+
+
+class EquipmentSerializer(InRackMixin, JsonTypesMixin, serializers.ModelSerializer):
     rack = serializers.PrimaryKeyRelatedField(
         queryset=Rack.objects.none(),  # narrowed to the racks the user can see
         help_text="Id of a rack of your team; changing it moves the equipment",
@@ -96,20 +114,6 @@ class EquipmentSerializer(JsonTypesMixin, serializers.ModelSerializer):
             "weight_kg": {"required": False},
         }
 
-    def get_fields(self):
-        fields = super().get_fields()
-        request = self.context.get("request")
-        if request is not None:
-            fields["rack"].queryset = rack_visible_to(request.user)
-        return fields
-
-    def validate_rack(self, rack: Rack) -> Rack:
-        if not rack_editable(self.context["request"].user, rack.rack_group):
-            raise PermissionDenied(
-                _("You may read rack “%(rack)s” but not change what is in it.") % {"rack": rack}
-            )
-        return rack
-
     def validate(self, attrs):
         server = attrs.get("server", getattr(self.instance, "server", None))
         if server is None and self.instance is None:
@@ -123,7 +127,7 @@ class EquipmentSerializer(JsonTypesMixin, serializers.ModelSerializer):
         return attrs
 
 
-class PowerFeedSerializer(JsonTypesMixin, serializers.ModelSerializer):
+class PowerFeedSerializer(InRackMixin, JsonTypesMixin, serializers.ModelSerializer):
     rack = serializers.PrimaryKeyRelatedField(
         queryset=Rack.objects.none(),  # narrowed to the racks the user can see
         help_text="Id of a rack of your team",
@@ -139,17 +143,3 @@ class PowerFeedSerializer(JsonTypesMixin, serializers.ModelSerializer):
         fields = ["id", "rack", *PowerFeed.STATED_FIELDS, "usable_kw", "version"]
         read_only_fields = ["version"]
         validators = []
-
-    def get_fields(self):
-        fields = super().get_fields()
-        request = self.context.get("request")
-        if request is not None:
-            fields["rack"].queryset = rack_visible_to(request.user)
-        return fields
-
-    def validate_rack(self, rack: Rack) -> Rack:
-        if not rack_editable(self.context["request"].user, rack.rack_group):
-            raise PermissionDenied(
-                _("You may read rack “%(rack)s” but not change what is in it.") % {"rack": rack}
-            )
-        return rack

@@ -11,7 +11,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from accounts.permissions import FacilityWrites
 from planner.api.responses import DetailSerializer, documented
-from planner.api.versioned import RecordViewSet, conflict, crud_docs, service_errors
+from planner.api.versioned import ServiceRecordViewSet, conflict, crud_docs
 from planner.models import Equipment, PowerFeed, Rack
 from planner.racks.api.serializers import (
     EquipmentSerializer,
@@ -21,7 +21,12 @@ from planner.racks.api.serializers import (
 from planner.racks.equipment import equipment_install, equipment_remove, equipment_update
 from planner.racks.feeds import power_feed_delete, power_feed_save
 from planner.racks.filtersets import EquipmentFilterSet, PowerFeedFilterSet, RackFilterSet
-from planner.racks.selectors import equipment_visible_to, rack_editable, rack_visible_to
+from planner.racks.selectors import (
+    equipment_visible_to,
+    power_feed_visible_to,
+    rack_editable,
+    rack_visible_to,
+)
 from planner.racks.services import rack_delete, rack_save
 
 FORBIDDEN = OpenApiResponse(
@@ -45,14 +50,6 @@ class RackEditable(BasePermission):
         return rack_editable(request.user, obj.rack_group)
 
 
-def _rack_conflict(rack: Rack) -> dict:
-    return {
-        "conflict_field": "name",
-        "conflict_message": _("Rack group “%(group)s” already has a rack named “%(name)s”.")
-        % {"group": rack.rack_group.name, "name": rack.name},
-    }
-
-
 @documented(
     "racks",
     **crud_docs(
@@ -64,7 +61,7 @@ def _rack_conflict(rack: Rack) -> dict:
         delete_conflicts=True,
     ),
 )
-class RackViewSet(RecordViewSet):
+class RackViewSet(ServiceRecordViewSet):
     """Racks, one by one, inside their rack groups: a limit left empty is the group's. Adding
     or deleting a rack moves its group's count."""
 
@@ -77,17 +74,14 @@ class RackViewSet(RecordViewSet):
     def get_queryset(self) -> QuerySet[Rack]:
         return rack_visible_to(self.request.user)
 
-    def perform_create(self, serializer) -> None:
-        rack = Rack(**serializer.validated_data)
-        with service_errors(**_rack_conflict(rack)):
-            serializer.instance = rack_save(rack=rack)
+    def save_row(self, row: Rack, *, created: bool) -> Rack:
+        return rack_save(rack=row)
 
-    def perform_update(self, serializer) -> None:
-        rack = serializer.instance
-        for name, value in serializer.validated_data.items():
-            setattr(rack, name, value)
-        with service_errors(**_rack_conflict(rack)):
-            serializer.instance = rack_save(rack=rack)
+    def conflict_message(self, row: Rack) -> str:
+        return _("Rack group “%(group)s” already has a rack named “%(name)s”.") % {
+            "group": row.rack_group.name,
+            "name": row.name,
+        }
 
     def perform_destroy(self, instance: Rack) -> None:
         try:
@@ -103,10 +97,6 @@ class EquipmentEditable(BasePermission):
         return request.method in SAFE_METHODS or rack_editable(request.user, obj.rack.rack_group)
 
 
-def _place_conflict() -> dict:
-    return {"conflict_field": "position_u", "conflict_message": _("That place is taken.")}
-
-
 @documented(
     "equipment",
     **crud_docs(
@@ -117,7 +107,7 @@ def _place_conflict() -> dict:
         not_found=NOT_FOUND,
     ),
 )
-class EquipmentViewSet(RecordViewSet):
+class EquipmentViewSet(ServiceRecordViewSet):
     """What is installed in racks: catalog servers or free-form devices with their U, power and
     weight. DELETE removes equipment from its rack; the row stays with `removed_at` set, and its
     history with it. Filter with `?rack=`, `?site=` and `?installed=true`."""
@@ -131,17 +121,15 @@ class EquipmentViewSet(RecordViewSet):
     def get_queryset(self) -> QuerySet[Equipment]:
         return equipment_visible_to(self.request.user)
 
-    def perform_create(self, serializer) -> None:
-        equipment = Equipment(**serializer.validated_data)
-        with service_errors(**_place_conflict()):
-            serializer.instance = equipment_install(equipment=equipment, user=self.request.user)
+    conflict_field = "position_u"
 
-    def perform_update(self, serializer) -> None:
-        equipment = serializer.instance
-        for name, value in serializer.validated_data.items():
-            setattr(equipment, name, value)
-        with service_errors(**_place_conflict()):
-            serializer.instance = equipment_update(equipment=equipment)
+    def save_row(self, row: Equipment, *, created: bool) -> Equipment:
+        if created:
+            return equipment_install(equipment=row, user=self.request.user)
+        return equipment_update(equipment=row)
+
+    def conflict_message(self, row: Equipment) -> str:
+        return _("That place is taken.")
 
     def perform_destroy(self, instance: Equipment) -> None:
         equipment_remove(equipment=instance)
@@ -157,7 +145,7 @@ class EquipmentViewSet(RecordViewSet):
         not_found=NOT_FOUND,
     ),
 )
-class PowerFeedViewSet(RecordViewSet):
+class PowerFeedViewSet(ServiceRecordViewSet):
     """Power feeds per rack: voltage, amperage, phases, AC/DC, primary or redundant, maximum
     utilisation. A rack with primary feeds takes its usable power from them."""
 
@@ -168,28 +156,16 @@ class PowerFeedViewSet(RecordViewSet):
     noun = "power feed"
 
     def get_queryset(self) -> QuerySet[PowerFeed]:
-        return PowerFeed.objects.filter(rack__in=rack_visible_to(self.request.user)).select_related(
-            "rack__rack_group"
-        )
+        return power_feed_visible_to(self.request.user)
 
-    def _conflict(self, rack: Rack, name: str) -> dict:
-        return {
-            "conflict_field": "name",
-            "conflict_message": _("Rack “%(rack)s” already has a feed named “%(name)s”.")
-            % {"rack": rack.name, "name": name},
+    def save_row(self, row: PowerFeed, *, created: bool) -> PowerFeed:
+        return power_feed_save(feed=row)
+
+    def conflict_message(self, row: PowerFeed) -> str:
+        return _("Rack “%(rack)s” already has a feed named “%(name)s”.") % {
+            "rack": row.rack.name,
+            "name": row.name,
         }
-
-    def perform_create(self, serializer) -> None:
-        feed = PowerFeed(**serializer.validated_data)
-        with service_errors(**self._conflict(feed.rack, feed.name)):
-            serializer.instance = power_feed_save(feed=feed)
-
-    def perform_update(self, serializer) -> None:
-        feed = serializer.instance
-        for name, value in serializer.validated_data.items():
-            setattr(feed, name, value)
-        with service_errors(**self._conflict(feed.rack, feed.name)):
-            serializer.instance = power_feed_save(feed=feed)
 
     def perform_destroy(self, instance: PowerFeed) -> None:
         power_feed_delete(feed=instance)

@@ -6,37 +6,22 @@ from __future__ import annotations
 import copy
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.roles import Role
 from planner.models import Equipment, Rack
 from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
-from planner.racks.selectors import equipment_visible_to, rack_editable, site_racks
-from planner.racks.views.access import editable_rack, visible_site
-from planner.versioning import StaleVersionError
+from planner.racks.selectors import equipment_visible_to, site_racks
+from planner.racks.views.access import editable_in_rack, editable_rack, rack_context, visible_site
 from planner.web.editing import (
-    VERSION_FIELD,
-    opened_on_older_version,
-    render_form,
-    save_form_write,
-    validating,
+    delete_and_redirect,
+    record_form_page,
 )
-from planner.web.roles import require_role
-
-
-def _editable_equipment(request: HttpRequest, pk: int) -> Equipment:
-    require_role(request.user, Role.FACILITY)
-    equipment = get_object_or_404(equipment_visible_to(request.user), pk=pk)
-    if not rack_editable(request.user, equipment.rack.rack_group):
-        raise PermissionDenied
-    return equipment
 
 
 def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None) -> HttpResponse:
@@ -46,26 +31,19 @@ def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None)
         rack=rack,
         racks=site_racks(site=rack.rack_group.site),
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        if equipment is None:
-            write = lambda: services.equipment_install(equipment=form.instance, user=request.user)  # noqa: E731
-        else:
-            write = lambda: services.equipment_update(equipment=form.instance)  # noqa: E731
-        saved = save_form_write(form, write, conflict_message="", conflict_field="position_u")
-        if saved is not None:
-            messages.success(request, _("The equipment was saved."))
-            return redirect(saved.rack)
-    return render_form(
+    if equipment is None:
+        write = lambda: services.equipment_install(equipment=form.instance, user=request.user)  # noqa: E731
+    else:
+        write = lambda: services.equipment_update(equipment=form.instance)  # noqa: E731
+    return record_form_page(
         request,
-        "planner/racks/equipment_form.html",
-        {
-            "form": form,
-            "rack": rack,
-            "group": rack.rack_group,
-            "site": rack.rack_group.site,
-            "equipment": equipment,
-            "opened_on_older": opened_on_older_version(form, equipment),
-        },
+        form,
+        write,
+        template="planner/racks/equipment_form.html",
+        record=equipment,
+        context={**rack_context(rack), "equipment": equipment},
+        saved_message=_("The equipment was saved."),
+        conflict_field="position_u",
     )
 
 
@@ -76,7 +54,7 @@ def equipment_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = _editable_equipment(request, pk)
+    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
     if equipment.removed_at is not None:
         messages.error(request, _("This equipment was removed; install it again as new."))
         return redirect(equipment.rack)
@@ -85,23 +63,17 @@ def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def equipment_remove(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = _editable_equipment(request, pk)
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the equipment and try again."))
-        return redirect(equipment.rack)
-    equipment.version = int(posted)
-    try:
-        services.equipment_remove(equipment=equipment)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _("Someone else changed “%(name)s” after this page was loaded; it was not removed.")
-            % {"name": equipment.name},
-        )
-    else:
-        messages.success(request, _("“%(name)s” was removed.") % {"name": equipment.name})
-    return redirect(equipment.rack)
+    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
+    return delete_and_redirect(
+        request,
+        equipment,
+        lambda: services.equipment_remove(equipment=equipment),
+        back=equipment.rack,
+        out_of_date=_("The page was out of date; check the equipment and try again."),
+        stale=_("Someone else changed “%(name)s” after this page was loaded; it was not removed.")
+        % {"name": equipment.name},
+        done=_("“%(name)s” was removed.") % {"name": equipment.name},
+    )
 
 
 @require_GET

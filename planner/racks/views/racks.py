@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import copy
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -27,13 +26,9 @@ from planner.racks.views.access import (
     visible_rack,
     visible_rack_group,
 )
-from planner.versioning import StaleVersionError
 from planner.web.editing import (
-    VERSION_FIELD,
-    opened_on_older_version,
-    render_form,
-    save_form_write,
-    validating,
+    delete_and_redirect,
+    record_form_page,
 )
 from planner.web.history import history_rows
 
@@ -78,8 +73,10 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "elevation": rack_elevation(rack),
             "can_edit": rack_editable(request.user, rack.rack_group),
             "rack_history": history_rows(rack),
-            "equipment_histories": [
-                (e.name, history_rows(e)) for e in rack.equipment.order_by("name")
+            # Equipment and feeds alike: what is in the rack and what powers it.
+            "part_histories": [
+                *((e.name, history_rows(e)) for e in rack.equipment.order_by("name")),
+                *((f.name, history_rows(f)) for f in rack.feeds.order_by("name")),
             ],
         },
     )
@@ -92,25 +89,15 @@ def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None
         rack_group=group,
         initial={} if rack else {"position": group.racks.count() + 1},
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.rack_save(rack=form.instance),
-            conflict_message=_("This rack group already has a rack with this name."),
-        )
-        if saved is not None:
-            messages.success(request, _("The rack was saved."))
-            return redirect(saved)
-    return render_form(
+    return record_form_page(
         request,
-        "planner/racks/rack_form.html",
-        {
-            "form": form,
-            "group": group,
-            "site": group.site,
-            "rack": rack,
-            "opened_on_older": opened_on_older_version(form, rack),
-        },
+        form,
+        lambda: services.rack_save(rack=form.instance),
+        template="planner/racks/rack_form.html",
+        record=rack,
+        context={"group": group, "site": group.site, "rack": rack},
+        saved_message=_("The rack was saved."),
+        conflict_message=_("This rack group already has a rack with this name."),
     )
 
 
@@ -128,25 +115,17 @@ def rack_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rack_delete(request: HttpRequest, pk: int) -> HttpResponse:
     rack = editable_rack(request, pk)
-    group, name = rack.rack_group, rack.name
-    posted = request.POST.get(VERSION_FIELD, "")
-    if not posted.isdigit():
-        messages.error(request, _("The page was out of date; check the rack and try again."))
-        return redirect("planner:rackgroup_detail", pk=group.pk)
-    rack.version = int(posted)
-    try:
-        services.rack_delete(rack=rack)
-    except StaleVersionError:
-        messages.error(
-            request,
-            _(
-                "Someone else changed the rack “%(name)s” after this page was loaded; it was not "
-                "deleted."
-            )
-            % {"name": name},
+    name = rack.name
+    return delete_and_redirect(
+        request,
+        rack,
+        lambda: services.rack_delete(rack=rack),
+        back=reverse("planner:rackgroup_detail", args=[rack.rack_group_id]),
+        out_of_date=_("The page was out of date; check the rack and try again."),
+        stale=_(
+            "Someone else changed the rack “%(name)s” after this page was loaded; it was not "
+            "deleted."
         )
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, _("The rack “%(name)s” was deleted.") % {"name": name})
-    return redirect("planner:rackgroup_detail", pk=group.pk)
+        % {"name": name},
+        done=_("The rack “%(name)s” was deleted.") % {"name": name},
+    )

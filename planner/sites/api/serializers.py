@@ -6,10 +6,9 @@ from dataclasses import asdict
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.exceptions import PermissionDenied
 
 from catalog.models import Fabric
-from planner.api.serializers import JsonTypesMixin
+from planner.api.serializers import JsonTypesMixin, ParentRowMixin
 from planner.models import RackGroup, Site
 from planner.sites.selectors import site_capacity, site_editable_by, site_visible_to
 
@@ -55,7 +54,7 @@ class SiteSerializer(JsonTypesMixin, serializers.ModelSerializer):
         return asdict(site_capacity(site=site))
 
 
-class RackGroupSerializer(JsonTypesMixin, serializers.ModelSerializer):
+class RackGroupSerializer(ParentRowMixin, JsonTypesMixin, serializers.ModelSerializer):
     site = serializers.PrimaryKeyRelatedField(
         queryset=Site.objects.none(),  # narrowed to the sites the user can see, in get_fields
         help_text="Id of a site of your team",
@@ -75,18 +74,15 @@ class RackGroupSerializer(JsonTypesMixin, serializers.ModelSerializer):
         # Without this DRF answers a duplicate name with its own 400; the view answers 409.
         validators = []
 
-    def get_fields(self):
-        fields = super().get_fields()
-        request = self.context.get("request")
-        if request is not None:
-            # A site the user cannot see is "does not exist" (400 on `site`), never a hint
-            # that another team has it.
-            fields["site"].queryset = site_visible_to(request.user)
-        return fields
+    parent_field = "site"
 
-    def validate_site(self, site: Site) -> Site:
-        if not site_editable_by(self.context["request"].user).filter(pk=site.pk).exists():
-            raise PermissionDenied(
-                _("You may read site “%(site)s” but not change its racks.") % {"site": site}
-            )
-        return site
+    def parent_choices(self, user):
+        return site_visible_to(user)
+
+    def parent_editable(self, user, parent: Site) -> bool:
+        return site_editable_by(user).filter(pk=parent.pk).exists()
+
+    def parent_read_only(self, parent: Site) -> str:
+        return _("You may read site “%(site)s” but not change its racks.") % {"site": parent}
+
+    validate_site = ParentRowMixin.check_parent

@@ -13,6 +13,7 @@ from accounts.permissions import FacilityWrites
 from planner.api.responses import DetailSerializer, documented
 from planner.api.versioned import (
     RecordViewSet,
+    ServiceRecordViewSet,
     conflict,
     crud_docs,
     service_errors,
@@ -114,7 +115,7 @@ class SiteViewSet(RecordViewSet):
         not_found=NOT_FOUND,
     ),
 )
-class RackGroupViewSet(RecordViewSet):
+class RackGroupViewSet(ServiceRecordViewSet):
     """Rows of identical racks: what each rack can power, cool, hold and carry. Writes need
     the facility role and a site of your own team."""
 
@@ -123,32 +124,19 @@ class RackGroupViewSet(RecordViewSet):
     permission_classes = [FacilityWrites, SiteEditable]
     filterset_class = RackGroupFilterSet
     noun = "rack group"
+    m2m_fields = ("fabrics",)
 
     def get_queryset(self) -> QuerySet[RackGroup]:
         return rack_group_visible_to(self.request.user).prefetch_related("fabrics")
 
-    def perform_create(self, serializer) -> None:
-        data = dict(serializer.validated_data)
-        fabrics = data.pop("fabrics", None)
-        with service_errors(**self.conflict(data["site"], data["name"])):
-            serializer.instance = rack_group_save(rack_group=RackGroup(**data), fabrics=fabrics)
-
-    def perform_update(self, serializer) -> None:
-        group = serializer.instance
-        data = dict(serializer.validated_data)
-        fabrics = data.pop("fabrics", None)
-        for name, value in data.items():
-            setattr(group, name, value)
-        with service_errors(**self.conflict(group.site, group.name)):
-            serializer.instance = rack_group_save(rack_group=group, fabrics=fabrics)
+    def save_row(self, row: RackGroup, *, created: bool, fabrics=None) -> RackGroup:
+        return rack_group_save(rack_group=row, fabrics=fabrics)
 
     def perform_destroy(self, instance: RackGroup) -> None:
         rack_group_delete(rack_group=instance)
 
-    @staticmethod
-    def conflict(site: Site, name: str) -> dict:
-        return {
-            "conflict_field": "name",
-            "conflict_message": _("Site “%(site)s” already has a rack group named “%(name)s”.")
-            % {"site": site, "name": name},
+    def conflict_message(self, row: RackGroup) -> str:
+        return _("Site “%(site)s” already has a rack group named “%(name)s”.") % {
+            "site": row.site,
+            "name": row.name,
         }
