@@ -20,6 +20,7 @@ from planner.models import Plan, Workload
 from planner.plans.selectors import plan_task
 from planner.plans.serving import EXPORT_COLUMNS as SERVING_COLUMNS
 from planner.plans.serving import serving_figures
+from planner.validation.bands import answer_framework, uncertainty
 
 TOP_SCORES = 5  # builds in the scores chart
 
@@ -90,7 +91,11 @@ def capacity_rps(candidate: dict[str, Any], output_len: int) -> float | None:
     return None if not decode else decode / max(output_len, 1)
 
 
-def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) -> dict[str, Any]:
+def candidate_row(
+    candidate: dict[str, Any], *, names: dict, output_len: int, task: str | None = None
+) -> dict[str, Any]:
+    """A build's figures for the pages; given the plan's `task`, each figure's uncertainty
+    band for the build's software stack too."""
     candidate = localise_candidate(candidate)
     fit, cost, estimate = candidate["fit"], candidate["cost"], candidate["estimate"]
     return {
@@ -130,6 +135,7 @@ def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) ->
         "racks_needed": fit.get("racks_needed"),
         "binding": BINDING_LABELS.get(fit.get("binding"), fit.get("binding")),
         "estimate": estimate,
+        "uncertainty": None if task is None else uncertainty(task, answer_framework(estimate)),
         "fit": fit,
     }
 

@@ -151,9 +151,7 @@ class Band:
         }
 
 
-def band_for(
-    job: str, metric: str, framework: str | None, path: Path = BANDS_FILE
-) -> Band | None:
+def band_for(job: str, metric: str, framework: str | None, path: Path = BANDS_FILE) -> Band | None:
     """The band of the closest group: the framework's own held-out rows, else every
     framework's held-out rows of the job and metric, else every row of the job and metric
     (then `held_out` is false), else the metric over every job (a serving memory figure
@@ -191,3 +189,12 @@ def uncertainty(task: str, framework: str | None, path: Path = BANDS_FILE) -> di
         found = band_for(job, metric, framework, path)
         bands[metric] = None if found is None else found.as_dict(version)
     return {"job": job, **bands}
+
+
+def answer_framework(answer: dict[str, Any]) -> str | None:
+    """The framework an answer's figures are for, from its stack sentence's parameters."""
+    for message in answer.get("messages", ()):
+        if message.get("field") == "explanations.stack":
+            framework = message.get("params", {}).get("framework")
+            return str(framework) if framework else None
+    return None

@@ -82,7 +82,9 @@ def _rent(cost: dict[str, Any]) -> dict[str, Any] | None:
 
 def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -> dict[str, Any]:
     names = build_names(plan)
-    row = candidate_row(candidate, names=names, output_len=output_len_of(plan))
+    row = candidate_row(
+        candidate, names=names, output_len=output_len_of(plan), task=plan_task(plan)
+    )
     kind = simulation_kind(plan)
     rows = purchase_rows(plan, candidate, names)
     return {

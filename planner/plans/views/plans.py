@@ -193,7 +193,10 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     candidates, names = context["candidates"], context["names"]
     page = Paginator(candidates, PAGE_SIZE).get_page(request.GET.get("page"))
     charts = chart_data(plan, candidates, names=names, output_len=context["output_len"])
-    rows = [candidate_row(c, names=names, output_len=context["output_len"]) for c in page]
+    task = plan_task(plan)
+    rows = [
+        candidate_row(c, names=names, output_len=context["output_len"], task=task) for c in page
+    ]
     context.update(
         {
             "page": page,
