@@ -39,6 +39,7 @@ from planner.plans.figures import (
     chart_data,
     chart_labels,
     output_len_of,
+    plan_stack,
     question_rows,
     rejected_rows,
     weights_query,
@@ -193,9 +194,9 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     candidates, names = context["candidates"], context["names"]
     page = Paginator(candidates, PAGE_SIZE).get_page(request.GET.get("page"))
     charts = chart_data(plan, candidates, names=names, output_len=context["output_len"])
-    task = plan_task(plan)
+    stack = plan_stack(plan)
     rows = [
-        candidate_row(c, names=names, output_len=context["output_len"], task=task) for c in page
+        candidate_row(c, names=names, output_len=context["output_len"], stack=stack) for c in page
     ]
     context.update(
         {
