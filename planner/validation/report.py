@@ -47,14 +47,14 @@ def source_table(
     written reason."""
     found = observations(public, measured, inference or [])
     head = (
-        f"{'source':<44} {'job':<9} {'metric':<10} {'rows':>4} {'held':>4} "
+        f"{'source':<52} {'job':<9} {'metric':<10} {'rows':>4} {'held':>4} "
         f"{'median':>8} {'held med':>8} {'held max':>8}  bar"
     )
     lines = [head, "-" * (len(head) + 28)]
     groups = group_accuracy(found)
     for g in groups:
         lines.append(
-            f"{g.source[:44]:<44} {g.job:<9} {g.metric:<10} {g.rows:>4} {g.held_out_rows:>4} "
+            f"{g.source[:52]:<52} {g.job:<9} {g.metric:<10} {g.rows:>4} {g.held_out_rows:>4} "
             f"{_pct(g.median):>8} {_pct(g.held_out_median):>8} {_pct(g.held_out_worst):>8}  "
             f"{_verdict(g)}"
         )
