@@ -5,20 +5,13 @@ import yaml
 from django.urls import reverse
 
 from planner.validation.bands import uncertainty
+from tests.planner.estimates.test_views import LLAMA_8B_ON_8_H100
 
 pytestmark = pytest.mark.django_db
 
 PAGE = "/estimate/"
 API = "/api/v1/estimates/"
-HF_FINETUNE = {
-    "task": "finetune",
-    "model": "meta-llama-3-8b",
-    "accelerator": "nvidia-h100-sxm5-80gb",
-    "count": "8",
-    "precision": "bf16",
-    "method": "full",
-    "seq_len": "2048",
-}
+HF_FINETUNE = LLAMA_8B_ON_8_H100 | {"task": "finetune"}
 
 
 def test_the_api_answer_carries_a_band_for_each_figure(client, loaded_catalog):
