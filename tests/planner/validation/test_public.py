@@ -11,7 +11,7 @@ OUTCOMES = run_all()
 
 def test_every_published_row_is_replayed():
     ids = {o.case.id for o in OUTCOMES}
-    assert len(ids) == 36
+    assert len(ids) == 49
     assert {"B1", "B10", "B13", "B17", "B27", "B38", "B40", "B91", "B98"} <= ids
 
 
