@@ -26,6 +26,13 @@ def _percent(value: float) -> str:
     return f"{number_format(value, decimal_pos=1, use_l10n=True)} %"
 
 
+def band_cell(band: dict[str, Any] | None) -> str:
+    """The band as "± 3.1 % / ± 9.9 %" (median / 90th percentile) for a comparison cell."""
+    if not band:
+        return "—"
+    return f"± {_percent(band['p50_pct'])} / ± {_percent(band['p90_pct'])}"
+
+
 def band_text(band: dict[str, Any]) -> str:
     """One line: "± 3.1 % (p90 ± 9.9 %) from 11 measured runs of training throughput, hf;
     source: h200-measured"."""

@@ -284,8 +284,10 @@ def plan_compare(request: HttpRequest, pk: int) -> HttpResponse:
         }
         chosen = []
     chosen.sort(key=lambda c: c["rank"])
+    stack = plan_stack(plan)
     rows = [
-        candidate_row(c, names=context["names"], output_len=context["output_len"]) for c in chosen
+        candidate_row(c, names=context["names"], output_len=context["output_len"], stack=stack)
+        for c in chosen
     ]
     context.update(
         {

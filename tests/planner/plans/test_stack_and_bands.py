@@ -10,7 +10,7 @@ from planner.validation.bands import uncertainty
 pytestmark = pytest.mark.django_db
 
 TRAIN = {
-    "name": "Fine-tune on one server",
+    "name": "Fine-tune on one or two servers",
     "workload": {
         "task": "finetune",
         "model": "meta-llama-3-8b",
@@ -19,7 +19,7 @@ TRAIN = {
     },
     "accelerators": ["nvidia-h100-sxm5-80gb"],
     "servers": ["nvidia-dgx-h100"],
-    "count": {"min": 8, "max": 8},
+    "count": {"min": 8, "max": 16},
 }
 
 
@@ -98,3 +98,12 @@ def test_plan_and_build_pages_show_the_band_of_the_builds_stack(cast, reference_
     chinese = "次训练吞吐量，hf实测运行"  # noqa: RUF001
     runs = chinese if language == "zh-hans" else "measured runs of training throughput, hf"
     assert runs in build
+
+
+def test_the_comparison_shows_each_builds_band(cast, reference_prices):
+    plan = plan_create(data=TRAIN, user=cast.planner, team=cast.team)
+    url = reverse("planner:plan_compare", args=[plan.pk]) + "?c=0&c=1"
+    body = cast.browser("viewer").get(url).content.decode()
+    band = uncertainty("finetune", "hf")["throughput"]
+    assert "Measured error of time and throughput (median / 90th percentile)" in body
+    assert f"± {band['p50_pct']:.1f} % / ± {band['p90_pct']:.1f} %" in body
