@@ -46,17 +46,16 @@ def test_a_longer_context_predicts_a_slower_token():
     assert run_inference_case(dataclasses.replace(case, request=longer)).predicted_tpot_s > base
 
 
-def test_a_row_naming_a_card_outside_the_catalog_is_refused(tmp_path):
-    text = DATA_FILE.read_text(encoding="utf-8").replace("nvidia-rtx-4090", "nvidia-rtx-9999")
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("nvidia-rtx-4090", "nvidia-rtx-9999", "L2: accelerator 'nvidia-rtx-9999'"),
+        (",2025-09-04,", ",,", "L1: date is required"),
+        (",llama.cpp,int4,1,256,", ",megatron,int4,1,256,", "L1: framework 'megatron'"),
+    ],
+)
+def test_a_row_with_a_bad_column_is_refused_by_name(tmp_path, old, new, message):
     path = tmp_path / "rows.csv"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError, match="L2: accelerator 'nvidia-rtx-9999'"):
-        load_inference_cases(path)
-
-
-def test_a_row_without_its_date_is_refused(tmp_path):
-    text = DATA_FILE.read_text(encoding="utf-8").replace(",2025-09-04,", ",,")
-    path = tmp_path / "rows.csv"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError, match="L1: date is required"):
+    path.write_text(DATA_FILE.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
         load_inference_cases(path)
