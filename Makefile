@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .PHONY: install lock run migrate loadcatalog loadprices loadfaults demousers worker beat test test-slow fuzz lint format \
-	messages validate bench clean
+	messages validate bands bench clean
 
 install: $(VENV)/.installed
 
@@ -97,6 +97,10 @@ lint: install
 # Published training runs replayed through the engine: measured vs predicted, per row.
 validate: install
 	$(MANAGE) validate
+
+# The uncertainty band each estimate carries, from the validation rows (planner/validation/bands.json).
+bands: install
+	$(MANAGE) bands
 
 bench: install
 	$(BIN)/python -m pytest bench --benchmark-only -p no:cacheprovider -q

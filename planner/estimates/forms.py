@@ -18,10 +18,14 @@ from planner.web.fields import (
     PRECISION_CHOICES,
     TASK_CHOICES,
     accelerator_field,
+    compile_field,
     fabric_field,
     figure_field,
+    framework_field,
     global_batch_field,
     model_field,
+    param_dtype_field,
+    stack_values,
 )
 from planner.web.forms import FieldsetsMixin
 from planner.web.hf_config import HfConfigField, HfConfigFileField, keep_upload_in_box, model_given
@@ -43,6 +47,8 @@ ZERO_STAGE_CHOICES = [
 
 # Fields the engine reads under the contract's "inference" object.
 INFERENCE_FIELDS = ("batch", "prompt_len", "output_len")
+# The software stack: each left out of the contract when blank, so the engine's default applies.
+STACK_FIELDS = ("framework", "compile", "param_dtype")
 # Optional fields copied to the contract only when filled, so the engine's defaults apply.
 OPTIONAL_TOP_LEVEL = ("per_node", "global_batch", "tokens", "recompute", "zero_stage")
 
@@ -69,6 +75,9 @@ class EstimateForm(FieldsetsMixin, forms.Form):
     seq_len = forms.IntegerField(
         label=_("Sequence length (tokens)"), min_value=1, initial=DEFAULT_SEQ_LEN
     )
+    framework = framework_field()
+    compile = compile_field()
+    param_dtype = param_dtype_field()
     global_batch = global_batch_field()
     tokens = figure_field(
         _("Training tokens"),
@@ -112,6 +121,7 @@ class EstimateForm(FieldsetsMixin, forms.Form):
     FIELDSETS = (
         (_("Workload"), ("task", "model", "hf_config", "precision", "method", "seq_len")),
         (_("Hardware"), ("accelerator", "count", "per_node", "fabric")),
+        (_("Software stack"), STACK_FIELDS),
         (_("Training"), ("global_batch", "tokens", "recompute", "zero_stage")),
         (_("Inference"), INFERENCE_FIELDS),
     )
@@ -153,6 +163,7 @@ class EstimateForm(FieldsetsMixin, forms.Form):
         for name in OPTIONAL_TOP_LEVEL:
             if data.get(name) not in (None, ""):
                 question[name] = data[name]
+        question.update(stack_values(data, STACK_FIELDS))
         if data["task"] == "inference":
             inference = {
                 name: data[name] for name in INFERENCE_FIELDS if data.get(name) is not None

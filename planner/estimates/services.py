@@ -17,6 +17,7 @@ from planner.engine.facility import FitRequest, ServerFacilitySpec, fit
 from planner.engine.specs import EstimateRequest
 from planner.messages.answers import localise_estimate, localise_fit
 from planner.messages.render import error_message
+from planner.validation.bands import uncertainty
 
 # What an unknown slug is called, by catalog table.
 UNKNOWN = {
@@ -83,7 +84,9 @@ def estimate_run(*, data: Any, user=None) -> dict:
             "global_batch",
             _("no parallel layout divides the global batch; change global_batch or count"),
         ) from exc
-    return localise_estimate(answer.as_dict())
+    answered = localise_estimate(answer.as_dict())
+    answered["uncertainty"] = uncertainty(request.task, request.framework)
+    return answered
 
 
 def estimate_batch_run(*, data: Sequence[Any], user=None, limit: int | None = None) -> list[dict]:

@@ -11,6 +11,7 @@ from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan
 from planner.plans.figures import DIMENSION_LABELS, money
 from planner.plans.serving import compare_lines as serving_lines
+from planner.templatetags.band_tags import band_cell
 
 
 def _compare_line(label, values, better=None, shown=None) -> dict[str, Any]:
@@ -54,6 +55,9 @@ def compare_rows(
     def cash(v):
         return money(v, currency, display)
 
+    def band(metric):
+        return [(r.get("uncertainty") or {}).get(metric) for r in rows]
+
     lines = [
         line(_("Rank"), [r["rank"] for r in rows], "low"),
         line(_("Overall score (0-100)"), [r["overall"] for r in rows], "high"),
@@ -68,10 +72,20 @@ def compare_rows(
         lines += [
             line(_("Serving capacity (requests/s)"), [r["capacity_rps"] for r in rows], "high"),
             *(line(*spec) for spec in serving_lines(rows)),
+            line(
+                _("Measured error of decode figures (median / 90th percentile)"),
+                band("decode"),
+                shown=band_cell,
+            ),
         ]
     else:
         lines += [
             line(_("Time to train (days)"), [r["days"] for r in rows], "low"),
+            line(
+                _("Measured error of time and throughput (median / 90th percentile)"),
+                band("throughput"),
+                shown=band_cell,
+            ),
             line(
                 _("Throughput (tokens/s)"), get(("estimate", "throughput", "tokens_per_s")), "high"
             ),

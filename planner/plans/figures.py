@@ -15,11 +15,13 @@ from catalog.currency import SYMBOLS, amount_text, convert
 from catalog.models import Accelerator, ModelArchitecture, ServerPlatform
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import InferenceSpec
+from planner.engine.stack import default_framework
 from planner.messages.answers import localise_candidate, localise_rejected
 from planner.models import Plan, Workload
 from planner.plans.selectors import plan_task
 from planner.plans.serving import EXPORT_COLUMNS as SERVING_COLUMNS
 from planner.plans.serving import serving_figures
+from planner.validation.bands import answer_framework, uncertainty
 
 TOP_SCORES = 5  # builds in the scores chart
 
@@ -90,7 +92,33 @@ def capacity_rps(candidate: dict[str, Any], output_len: int) -> float | None:
     return None if not decode else decode / max(output_len, 1)
 
 
-def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) -> dict[str, Any]:
+def plan_stack(plan: Plan) -> dict[str, Any]:
+    """What `candidate_row` needs to give each figure its band: the plan's task and the
+    framework its workload names (None: the engine's default for each build's size)."""
+    return {"task": plan_task(plan), "framework": plan.question["workload"].get("framework")}
+
+
+def _band(candidate: dict[str, Any], stack: dict[str, Any] | None) -> dict[str, Any] | None:
+    if stack is None:
+        return None
+    task = stack["task"]
+    framework = (
+        stack["framework"]
+        or answer_framework(candidate["estimate"])
+        or default_framework(task=task, count=candidate["count"])[0]
+    )
+    return uncertainty(task, framework)
+
+
+def candidate_row(
+    candidate: dict[str, Any],
+    *,
+    names: dict,
+    output_len: int,
+    stack: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A build's figures for the pages; given the plan's `stack` (`plan_stack`), each figure's
+    uncertainty band for the build's software stack too."""
     candidate = localise_candidate(candidate)
     fit, cost, estimate = candidate["fit"], candidate["cost"], candidate["estimate"]
     return {
@@ -130,6 +158,7 @@ def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) ->
         "racks_needed": fit.get("racks_needed"),
         "binding": BINDING_LABELS.get(fit.get("binding"), fit.get("binding")),
         "estimate": estimate,
+        "uncertainty": _band(candidate, stack),
         "fit": fit,
     }
 

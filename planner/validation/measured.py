@@ -17,13 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from planner.adapters import accelerator_spec, model_spec
 from planner.engine.estimate import estimate
 from planner.engine.shapes import param_split
 from planner.engine.specs import EstimateRequest, InferenceSpec, ModelSpec, ParallelSpec
+from planner.validation.catalog import catalog_rows
 
 DATA_FILE = Path(__file__).resolve().parent / "h200_measured.csv"
 MEASUREMENTS = Path(__file__).resolve().parent / "measurements"
@@ -81,12 +81,6 @@ class MeasuredOutcome:
         if "fits" not in self.case.measured:
             return None
         return self.predicted["fits"] == self.case.measured["fits"]
-
-
-def _catalog_rows(kind: str) -> dict[str, SimpleNamespace]:
-    from catalog.loader import read_rows  # the curated data, read without a database
-
-    return {row.values["slug"]: SimpleNamespace(**row.values) for row in read_rows(kind)}
 
 
 @cache
@@ -187,7 +181,7 @@ def _train_case(result: dict[str, Any], row: dict[str, str], accelerator: Any) -
 def _inference_case(
     kind: str, result: dict[str, Any], row: dict[str, str], accelerator: Any
 ) -> tuple[Any, dict]:
-    models = _catalog_rows("models")
+    models = catalog_rows("models")
     if row["catalog_model"] not in models:
         raise ValueError(
             f"{row['id']}: catalog_model {row['catalog_model']!r} is not in the catalog"
@@ -214,7 +208,7 @@ def _inference_case(
 
 
 def load_measured_cases(path: Path = DATA_FILE) -> list[MeasuredCase]:
-    accelerator = accelerator_spec(_catalog_rows("accelerators")[ACCELERATOR])
+    accelerator = accelerator_spec(catalog_rows("accelerators")[ACCELERATOR])
     cases = []
     with path.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):

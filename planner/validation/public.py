@@ -11,14 +11,15 @@ import csv
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import SimpleNamespace
 
 from planner.adapters import accelerator_spec, fabric_spec
 from planner.engine.estimate import estimate
 from planner.engine.shapes import param_split
 from planner.engine.specs import EstimateRequest, ModelSpec, ParallelSpec
+from planner.validation.catalog import catalog_rows
 
 DATA_FILE = Path(__file__).resolve().parent / "training_public.csv"
+SPLITS = ("calibration", "held_out")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class Case:
     model_name: str
     request: EstimateRequest
     measured_tokens_per_s_per_device: float
+    # calibration: the engine's constants were set on it; held_out: reported, never fitted.
+    split: str = "calibration"
 
 
 @dataclass(frozen=True)
@@ -40,12 +43,6 @@ class Outcome:
     def error(self) -> float:
         measured = self.case.measured_tokens_per_s_per_device
         return (self.predicted_tokens_per_s_per_device - measured) / measured
-
-
-def _catalog_rows(kind: str) -> dict[str, SimpleNamespace]:
-    from catalog.loader import read_rows  # the curated data, read without a database
-
-    return {row.values["slug"]: SimpleNamespace(**row.values) for row in read_rows(kind)}
 
 
 def model_from_row(row: dict) -> ModelSpec:
@@ -77,11 +74,15 @@ def _flag(row: dict, name: str) -> bool:
 
 
 def load_cases(path: Path = DATA_FILE) -> list[Case]:
-    accelerators = _catalog_rows("accelerators")
-    fabrics = _catalog_rows("fabrics")
+    accelerators = catalog_rows("accelerators")
+    fabrics = catalog_rows("fabrics")
     cases = []
     with path.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
+            if row["split"] not in SPLITS:
+                raise ValueError(
+                    f"{row['id']}: split must be one of {SPLITS}, not {row['split']!r}"
+                )
             n = {k: int(row[k]) for k in WHOLE_COLUMNS}
             layout = ParallelSpec(
                 **{k: n[k] for k in LAYOUT_COLUMNS},
@@ -114,6 +115,7 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                     row["model"],
                     request,
                     float(row["measured_tokens_per_s_per_gpu"]),
+                    row["split"],
                 )
             )
     return cases

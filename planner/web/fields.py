@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Accelerator, Fabric, ModelArchitecture
 from planner.engine.batch import FINETUNING
 from planner.engine.specs import FabricSpec
+from planner.engine.stack import INFERENCE_FRAMEWORKS, PARAM_DTYPES, TRAINING_FRAMEWORKS
 from planner.web.widgets import decimal_text
 
 # The contract's own example question (docs and `manage.py estimate`), so the first page shows a
@@ -38,6 +39,72 @@ METHOD_CHOICES = [
     ("lora", _("LoRA (fine-tune)")),
     ("qlora", _("QLoRA (fine-tune)")),
 ]
+
+# The software stacks the engine knows (planner.engine.stack), by the names people use.
+FRAMEWORK_LABELS = {
+    "megatron": "Megatron-LM / NeMo",
+    "deepspeed": "DeepSpeed",
+    "fsdp": "PyTorch FSDP",
+    "torchtitan": "torchtitan",
+    "hf": _("Hugging Face (eager PyTorch)"),
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "trt-llm": "TensorRT-LLM",
+    "llama.cpp": "llama.cpp",
+}
+PARAM_DTYPE_LABELS = {
+    "fp32": _("FP32 (mixed precision under autocast)"),
+    "bf16": "BF16",
+    "fp16": "FP16",
+}
+DEFAULT_STACK = _("Default: chosen from the task and scale (the answer says which and why)")
+
+
+def framework_field(jobs: tuple[str, ...] = ("training", "inference")) -> forms.ChoiceField:
+    """The software stack, blank for the engine's default; `jobs` picks the training
+    frameworks, the serving ones, or both in two groups."""
+    groups = {
+        "training": (_("Training"), TRAINING_FRAMEWORKS),
+        "inference": (_("Serving"), INFERENCE_FRAMEWORKS),
+    }
+    chosen = [groups[job] for job in jobs]
+    options: list[Any] = [("", DEFAULT_STACK)]
+    if len(chosen) == 1:
+        options += [(name, FRAMEWORK_LABELS[name]) for name in chosen[0][1]]
+    else:
+        options += [
+            (label, [(name, FRAMEWORK_LABELS[name]) for name in names]) for label, names in chosen
+        ]
+    return forms.ChoiceField(
+        label=_("Framework"),
+        choices=options,
+        required=False,
+        help_text=_("Sets kernel efficiency, launch overhead and memory layout."),
+    )
+
+
+def compile_field() -> forms.BooleanField:
+    return forms.BooleanField(
+        label=_("torch.compile"),
+        required=False,
+        help_text=_("PyTorch stacks: fused kernels, fewer launches."),
+    )
+
+
+def param_dtype_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        label=_("Parameter storage"),
+        choices=[("", DEFAULT_STACK), *((name, PARAM_DTYPE_LABELS[name]) for name in PARAM_DTYPES)],
+        required=False,
+        help_text=_("How trained parameters are stored; FP32 is the usual autocast recipe."),
+    )
+
+
+def stack_values(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The stack fields of a form's cleaned data as the contract takes them: a blank choice or
+    an unticked compile box leaves the key out, so the engine's default applies."""
+    values = {name: data.get(name) or None for name in names}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 class AcceleratorChoiceField(forms.ModelChoiceField):

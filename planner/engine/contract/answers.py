@@ -116,6 +116,41 @@ class CalibrationUsed(Answer):
     step_efficiency: float
 
 
+class Band(Answer):
+    """How far the engine's figure has been from measured runs like the question: the
+    median (p50) and 90th-percentile (p90) relative error of the closest group of validation
+    rows (planner/validation/bands.json, made by `manage.py bands`)."""
+
+    job: Literal["training", "inference", "*"] = Field(
+        description='The job of the rows; "*" when rows of every job answer'
+    )
+    metric: Literal["throughput", "memory", "decode", "prefill"]
+    framework: str | None = Field(
+        description="The framework of the rows; null when rows of every framework answer"
+    )
+    rows: int = Field(description="Rows the band comes from")
+    held_out: bool = Field(
+        description="True: rows the engine's constants were never set on; false: the group "
+        "has too few such rows and its calibration rows count too"
+    )
+    p50_pct: float = Field(description="Half the rows were off by at most this, %")
+    p90_pct: float = Field(description="Nine rows in ten were off by at most this, %")
+    sources: list[str] = Field(description="The publications or measurement sets of the rows")
+    engine_version: str = Field(description="The engine version the rows were replayed with")
+
+
+class Uncertainty(Answer):
+    """A band beside each figure: training answers judge throughput (and the time it
+    gives) and memory; inference answers decode (TPOT), prefill (TTFT) and memory. Null where
+    no validation row measures the figure."""
+
+    job: Literal["training", "inference"]
+    throughput: Band | None = None
+    memory: Band | None = None
+    decode: Band | None = None
+    prefill: Band | None = None
+
+
 class EstimateAnswer(Answer):
     """Memory, layout, throughput, time and the efficiency factors of one job on one build."""
 
@@ -139,6 +174,11 @@ class EstimateAnswer(Answer):
     batch: GlobalBatch | None = Field(None, description="Training: the global batch and its range")
     model_version: str = Field(description="The engine version that answered")
     messages: list[Message] = Field(default_factory=list)
+    uncertainty: Uncertainty | None = Field(
+        None,
+        description="Each figure's error band from the measured runs closest to the question "
+        "(job, framework and figure); the API and pages always give it",
+    )
 
 
 class FitLimits(Answer):

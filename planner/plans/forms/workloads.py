@@ -13,7 +13,16 @@ from planner.engine import RequestError
 from planner.messages.render import error_line, error_message
 from planner.models import Workload
 from planner.plans.question import workload_request
-from planner.web.fields import METHOD_CHOICES, figure_field, global_batch_field, model_field
+from planner.web.fields import (
+    METHOD_CHOICES,
+    compile_field,
+    figure_field,
+    framework_field,
+    global_batch_field,
+    model_field,
+    param_dtype_field,
+    stack_values,
+)
 from planner.web.forms import FieldsetsMixin, filled
 from planner.web.hf_config import (
     HfConfigField,
@@ -24,6 +33,9 @@ from planner.web.hf_config import (
 )
 from planner.web.widgets import number_input
 
+# The software stack a training workload names; serving names no parameter storage.
+TRAINING_STACK = ("framework", "compile", "param_dtype")
+SERVING_STACK = ("framework", "compile")
 # The top-level keys of the recommend question a workload carries besides "workload" itself.
 TARGET_KEYS = ("deadline_days", "target_rps", "ttft_ms", "tpot_ms")
 
@@ -146,10 +158,14 @@ class TrainWorkloadForm(WorkloadForm):
         label=_("Precision"), choices=TRAINING_PRECISION_CHOICES, initial="bf16"
     )
     deadline_days = deadline_field()
+    framework = framework_field(("training",))
+    compile = compile_field()
+    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
         (_("Training"), ("tokens", "seq_len", "global_batch", "deadline_days")),
+        (_("Software stack"), TRAINING_STACK),
     )
 
     def _question(self) -> dict[str, Any]:
@@ -161,7 +177,11 @@ class TrainWorkloadForm(WorkloadForm):
                 "precision": data["precision"],
                 "seq_len": data["seq_len"],
             },
-            {"tokens": data["tokens"], "global_batch": data["global_batch"]},
+            {
+                "tokens": data["tokens"],
+                "global_batch": data["global_batch"],
+                **stack_values(data, TRAINING_STACK),
+            },
         )
 
 
@@ -176,17 +196,21 @@ class FinetuneWorkloadForm(WorkloadForm):
         _("Training tokens"), min_value=1, placeholder="1e8", help_text=_("Default: 100 million.")
     )
     deadline_days = deadline_field()
+    framework = framework_field(("training",))
+    compile = compile_field()
+    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "method")),
         (_("Training"), ("tokens", "deadline_days")),
+        (_("Software stack"), TRAINING_STACK),
     )
 
     def _question(self) -> dict[str, Any]:
         data = self.cleaned_data
         return filled(
             {"task": self.TASK, "model": model_given(data), "method": data["method"]},
-            {"tokens": data["tokens"]},
+            {"tokens": data["tokens"], **stack_values(data, TRAINING_STACK)},
         )
 
 
@@ -221,11 +245,14 @@ class ServeWorkloadForm(WorkloadForm):
     tpot_ms = figure_field(
         _("Time per output token target, TPOT p99 (ms)"), min_value=0.001, placeholder="50"
     )
+    framework = framework_field(("inference",))
+    compile = compile_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
         (_("Load"), ("target_rps", "prompt_len", "output_len", "batch")),
         (_("Service level"), ("ttft_ms", "tpot_ms")),
+        (_("Software stack"), SERVING_STACK),
     )
 
     def _question(self) -> dict[str, Any]:
@@ -234,6 +261,7 @@ class ServeWorkloadForm(WorkloadForm):
             "task": self.TASK,
             "model": model_given(data),
             "precision": data["precision"],
+            **stack_values(data, SERVING_STACK),
             "inference": filled(
                 {"prompt_len": data["prompt_len"], "output_len": data["output_len"]},
                 {"batch": data["batch"]},

@@ -30,7 +30,13 @@ from planner.plans.builds import (
     simulation_form_query,
     simulation_kind,
 )
-from planner.plans.figures import BINDING_LABELS, build_names, candidate_row, output_len_of
+from planner.plans.figures import (
+    BINDING_LABELS,
+    build_names,
+    candidate_row,
+    output_len_of,
+    plan_stack,
+)
 from planner.plans.forms.plans import SweepForm, WeightsForm
 from planner.plans.purchases import (
     ORIGIN_LABELS,
@@ -82,7 +88,9 @@ def _rent(cost: dict[str, Any]) -> dict[str, Any] | None:
 
 def _page_context(request: HttpRequest, plan: Plan, candidate: dict[str, Any]) -> dict[str, Any]:
     names = build_names(plan)
-    row = candidate_row(candidate, names=names, output_len=output_len_of(plan))
+    row = candidate_row(
+        candidate, names=names, output_len=output_len_of(plan), stack=plan_stack(plan)
+    )
     kind = simulation_kind(plan)
     rows = purchase_rows(plan, candidate, names)
     return {

@@ -39,6 +39,7 @@ from planner.plans.figures import (
     chart_data,
     chart_labels,
     output_len_of,
+    plan_stack,
     question_rows,
     rejected_rows,
     weights_query,
@@ -209,7 +210,10 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
     candidates, names = context["candidates"], context["names"]
     page = Paginator(candidates, PAGE_SIZE).get_page(request.GET.get("page"))
     charts = chart_data(plan, candidates, names=names, output_len=context["output_len"])
-    rows = [candidate_row(c, names=names, output_len=context["output_len"]) for c in page]
+    stack = plan_stack(plan)
+    rows = [
+        candidate_row(c, names=names, output_len=context["output_len"], stack=stack) for c in page
+    ]
     context.update(
         {
             "page": page,
@@ -297,8 +301,10 @@ def plan_compare(request: HttpRequest, pk: int) -> HttpResponse:
         }
         chosen = []
     chosen.sort(key=lambda c: c["rank"])
+    stack = plan_stack(plan)
     rows = [
-        candidate_row(c, names=context["names"], output_len=context["output_len"]) for c in chosen
+        candidate_row(c, names=context["names"], output_len=context["output_len"], stack=stack)
+        for c in chosen
     ]
     context.update(
         {

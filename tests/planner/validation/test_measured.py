@@ -90,15 +90,33 @@ def test_predictions_follow_the_question_rather_than_the_row():
     assert run_measured_case(dataclasses.replace(decode, request=bigger)).predicted["tpot_s"] > one
 
 
-def test_validate_prints_each_source_and_the_fits_verdicts():
+def test_validate_prints_each_source_group_with_its_counts_and_the_bar():
     out = StringIO()
     call_command("validate", "--summary", stdout=out)
-    text = out.getvalue()
-    assert "Narayanan et al. 2021, Table 1 / train tokens/s" in text
-    for group in ("train tokens/s", "train peak memory", "decode time/token", "prefill time"):
-        assert f"h200-measured / {group}" in text
-    assert "stack hf+compile" in text
+    lines = out.getvalue().splitlines()
+
+    def line(source, job, metric):
+        (found,) = [
+            x for x in lines if x.startswith(source) and f" {job} " in x and f" {metric} " in x
+        ]
+        return found.split()
+
+    narayanan = line("Narayanan et al. 2021, Table 1", "training", "throughput")
+    at = narayanan.index("throughput")
+    assert narayanan[at + 1 : at + 3] == ["10", "0"]  # rows, held-out rows
+    assert "not judged" in " ".join(narayanan)
+    for job, metric in (
+        ("training", "throughput"),
+        ("training", "memory"),
+        ("inference", "decode"),
+    ):
+        cells = " ".join(line("h200-measured", job, metric))
+        assert "meets 8 %" in cells or "misses 8 %" in cells
+    assert line("h200-measured", "inference", "prefill")[-1] == "held-out)"
+    text = "\n".join(lines)
+    assert "groups of >= 8 held-out rows meeting a median of 8 %: " in text
     assert "fits verdicts on measured runs: " in text
+    assert "without a written reason: " in text
 
 
 def test_validate_prints_every_measured_row():
