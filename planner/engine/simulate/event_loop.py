@@ -29,7 +29,7 @@ try:
     from numba import njit as _njit
 
     def compiled(fn: Callable[..., Any]) -> Any:
-        return _njit(cache=True)(fn)
+        return _njit(cache=True, inline="always")(fn)
 
 except ImportError:  # numba missing: the same functions, run by the interpreter
 
