@@ -134,7 +134,10 @@ def candidate_row(candidate: dict[str, Any], *, names: dict, output_len: int) ->
     }
 
 
-def rejected_rows(plan: Plan, names: dict) -> list[dict[str, Any]]:
+def rejected_rows(
+    plan: Plan, names: dict, simulated: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The stored ranking's rejected builds, then those its serving check rejected."""
     return [
         {
             "accelerator_name": names["accelerator"].get(c["accelerator"], c["accelerator"]),
@@ -143,7 +146,7 @@ def rejected_rows(plan: Plan, names: dict) -> list[dict[str, Any]]:
             "nodes": c["nodes"],
             "reason": localise_rejected(c)["reason"],
         }
-        for c in (plan.ranking or {}).get("rejected", [])
+        for c in [*(plan.ranking or {}).get("rejected", []), *(simulated or [])]
     ]
 
 

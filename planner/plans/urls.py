@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner.plans.views import candidates, exports, plans, workloads
+from planner.plans.views import candidates, checks, exports, plans, workloads
 from planner.web.routes import pages
 
 urlpatterns = [
@@ -13,6 +13,11 @@ urlpatterns = [
     path("plans/<int:pk>/ranking.csv", exports.plan_export_csv, name="plan_export_csv"),
     path("plans/<int:pk>/ranking.json", exports.plan_export_json, name="plan_export_json"),
     path("plans/<int:pk>/sweep/", candidates.plan_sweep, name="plan_sweep"),
+    path(
+        "plans/<int:pk>/serving-check/",
+        checks.plan_serving_check_view,
+        name="plan_serving_check",
+    ),
     path(
         "plans/<int:pk>/candidates/<int:cid>/",
         candidates.candidate_detail,
