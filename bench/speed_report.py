@@ -220,7 +220,10 @@ def serving_rows() -> tuple[list[tuple[str, float, str, float]], float]:
         f"  same requests, same answers: TTFT p99 {compiled.ttft_ms['p99']:.3f} ms compiled, "
         f"{naive_p99:.3f} ms step by step"
     )
-    times = [cpu(lambda n=n: simulate_serving(serving_spec(n)))[1] for n in SERVING_SIZES]
+    # Best of two: the first run of a size also pays the kernel for fresh pages.
+    times = [
+        cpu(lambda n=n: simulate_serving(serving_spec(n)), repeat=2)[1] for n in SERVING_SIZES
+    ]
     million = times[-1]
     rows = [
         (
