@@ -33,6 +33,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# The models, card, fabric and campaign the other benchmarks measure.
+from engine_search import H100, NDR, request
+from simulate_speed import CAMPAIGN, LLAMA3_8B
+
 from planner.engine.estimate import estimate
 from planner.engine.facility import ServerFacilitySpec
 from planner.engine.recommend import recommend
@@ -42,45 +46,12 @@ from planner.engine.simulate.arrivals import draw_requests
 from planner.engine.simulate.serving import simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign
-from planner.engine.specs import (
-    AcceleratorSpec,
-    EstimateRequest,
-    FabricSpec,
-    InferenceSpec,
-    ModelSpec,
-    ParallelSpec,
-)
+from planner.engine.specs import EstimateRequest, InferenceSpec, ParallelSpec
 
-LLAMA3_8B = ModelSpec(
-    params=8.03e9, layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256
-)
-LLAMA3_70B = ModelSpec(
-    params=70.55e9, layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256
-)
-H100 = AcceleratorSpec(
-    memory_gib=80,
-    memory_bw_gb_s=3350,
-    tflops=MappingProxyType({"bf16": 989.4, "fp8": 1978.9}),
-    tdp_w=700,
-    scale_up_gb_s=450,
-    scale_up_domain=8,
-)
-NDR = FabricSpec(per_gpu_gb_s=50, latency_us=2)
 NAIVE_REQUESTS = 50_000
 SERVING_SIZES = (125_000, 250_000, 500_000, 1_000_000)
 CLUSTERS = (1_024, 4_096, 16_384, 65_536, 131_072)
 CATALOG_SIZES = (2, 4, 8, 16)
-DAY_S = 86_400.0
-# Llama 3 405B's pre-training (Dubey et al. 2024): a checkpoint of 405e9 x 14 bytes written at
-# an aggregate 20 GB/s, throttling and stragglers as bench/simulate_speed.py sets them.
-CAMPAIGN = {
-    "work_s": 30 * DAY_S,
-    "checkpoint_write_s": 405e9 * 14 / 20e9,
-    "throttle_episodes_per_hour": 0.5,
-    "throttle_slowdown": 0.2,
-    "throttle_mean_s": 600.0,
-    "straggler_slowdown": 0.02,
-}
 
 
 def cpu(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float]:
@@ -221,9 +192,7 @@ def serving_rows() -> tuple[list[tuple[str, float, str, float]], float]:
         f"{naive_p99:.3f} ms step by step"
     )
     # Best of two: the first run of a size also pays the kernel for fresh pages.
-    times = [
-        cpu(lambda n=n: simulate_serving(serving_spec(n)), repeat=2)[1] for n in SERVING_SIZES
-    ]
+    times = [cpu(lambda n=n: simulate_serving(serving_spec(n)), repeat=2)[1] for n in SERVING_SIZES]
     million = times[-1]
     rows = [
         (
@@ -243,7 +212,9 @@ def serving_rows() -> tuple[list[tuple[str, float, str, float]], float]:
 def campaign_rows() -> tuple[list[tuple[str, float, str, float]], float]:
     times = []
     for devices in CLUSTERS:
-        spec = CampaignSpec(**CAMPAIGN, devices=devices, trials=10_000, grid_trials=0, seed=1)
+        spec = CampaignSpec(
+            **{**CAMPAIGN, "devices": devices}, trials=10_000, grid_trials=0, seed=1
+        )
         times.append(cpu(lambda spec=spec: simulate_campaign(spec), repeat=3)[1])
     rows = [
         (
@@ -287,16 +258,7 @@ def catalog(cards: int) -> tuple[tuple[AcceleratorOption, ...], tuple[ServerOpti
 
 
 def plan_exponent() -> float:
-    workload = EstimateRequest(
-        task="train",
-        model=LLAMA3_70B,
-        accelerator=H100,
-        count=8,
-        per_node=8,
-        fabric=NDR,
-        seq_len=4096,
-        tokens=2e12,
-    )
+    workload = request(8, None)  # count and card replaced per build
     times = []
     for cards in CATALOG_SIZES:
         cards_, servers = catalog(cards)
@@ -306,18 +268,7 @@ def plan_exponent() -> float:
 
 
 def fixed_layout_row() -> tuple[str, float, str, float | None, str]:
-    req = EstimateRequest(
-        task="train",
-        model=LLAMA3_70B,
-        accelerator=H100,
-        count=64,
-        per_node=8,
-        fabric=NDR,
-        seq_len=4096,
-        global_batch=512,
-        tokens=2e12,
-        parallelism=ParallelSpec(tp=8, pp=4, dp=2),
-    )
+    req = dataclasses.replace(request(64, 512), parallelism=ParallelSpec(tp=8, pp=4, dp=2))
     _, ours = cpu(lambda: [estimate(req, advise=False) for _ in range(200)], repeat=3)
     try:
         import llm_analysis  # noqa: F401  (not a dependency; compared where installed)

@@ -4,21 +4,11 @@ as plain Python, must give them again."""
 
 from planner.engine.replica import StepModel
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec
+from tests.engine.test_simulate_serving import CHAT as CHAT_LENGTHS
+from tests.engine.test_simulate_serving import H100_8B
 
-# Llama 3 8B on one H100, as tests/engine/test_simulate_serving.py shapes it.
-STEP = StepModel(
-    prefill_fixed_s=0.002,
-    prefill_per_token_s=2e-5,
-    prefill_floor_s=0.006,
-    decode_fixed_s=0.0067,
-    decode_per_seq_s=1e-5,
-    decode_per_token_s=5e-8,
-)
-CHAT = {
-    "prompt": LengthDist.lognormal(512, 0.8, hi=4096),
-    "output": LengthDist.lognormal(128, 0.8, hi=1024),
-    "step": STEP,
-}
+CHAT = {**CHAT_LENGTHS, "step": H100_8B}
+STEP = H100_8B
 
 CASES = {
     # One replica, light load: mostly idle arrivals prefilled alone.
