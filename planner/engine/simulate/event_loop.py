@@ -29,7 +29,7 @@ try:
     from numba import njit as _njit
 
     def compiled(fn: Callable[..., Any]) -> Any:
-        return _njit(cache=True, inline="always")(fn)
+        return _njit(cache=True)(fn)
 
 except ImportError:  # numba missing: the same functions, run by the interpreter
 
@@ -161,13 +161,18 @@ def _finish_prefill(
     r: int,
     t: float,
     rep: Ints,
-    reqs: tuple[Ints, Ints, Ints, Floats, Floats, Ints, Ints],
+    prompt: Ints,
+    output: Ints,
+    blocks: Ints,
+    first_token: Floats,
+    finished: Floats,
+    contrib: Ints,
+    nxt: Ints,
     run_step: Ints,
     run_rid: Ints,
 ) -> int:
     """The prefill step's requests have their first token; those asking for one token are done
     (returned), the others join the decode batch."""
-    prompt, output, blocks, first_token, finished, contrib, nxt = reqs
     dstep = rep[r, DSTEP]
     done = joined = added = 0
     rid = rep[r, BATCH_HEAD]
@@ -197,13 +202,14 @@ def _finish_decode_run(
     r: int,
     t: float,
     rep: Ints,
-    reqs: tuple[Ints, Ints, Ints, Floats, Floats, Ints, Ints],
+    blocks: Ints,
+    finished: Floats,
+    contrib: Ints,
     run_step: Ints,
     run_rid: Ints,
 ) -> int:
     """The decode run's steps are done; the requests that reached their last token leave
     (returned: how many)."""
-    _prompt, _output, blocks, _first, finished, contrib, _nxt = reqs
     k = rep[r, RUN_STEPS]
     rep[r, DECODE_STEPS] += k
     rep[r, BATCH_STEPS] += k * rep[r, RUNNING]
@@ -228,7 +234,9 @@ def _start_next(
     t: float,
     rep: Ints,
     rep_f: Floats,
-    reqs: tuple[Ints, Ints, Ints, Floats, Floats, Ints, Ints],
+    prompt: Ints,
+    blocks: Ints,
+    nxt: Ints,
     run_step: Ints,
     ev_time: Floats,
     params: Floats,
@@ -236,7 +244,6 @@ def _start_next(
 ) -> int:
     """At a step boundary: a prefill step if the head of the queue fits (returns how many it
     admits), else a decode run up to the next completion, else idle."""
-    prompt, _output, blocks, _first, _finished, _contrib, nxt = reqs
     max_batch, max_prefill = limits[0], limits[1]
     head, n_run = rep[r, WAIT_HEAD], rep[r, RUNNING]
     if head >= 0 and n_run < max_batch and blocks[head] <= rep[r, KV_FREE]:
@@ -300,7 +307,9 @@ def _admit(
     rid: int,
     rep: Ints,
     rep_f: Floats,
-    reqs: tuple[Ints, Ints, Ints, Floats, Floats, Ints, Ints],
+    prompt: Ints,
+    blocks: Ints,
+    nxt: Ints,
     ev_time: Floats,
     params: Floats,
     limits: Ints,
@@ -308,7 +317,6 @@ def _admit(
     """An arrival. An idle replica prefills it alone, now (returns True); otherwise it waits,
     and a decode run is cut short at its next step boundary if the request could be admitted
     there."""
-    prompt, _output, blocks, _first, _finished, _contrib, nxt = reqs
     if rep[r, MODE] == IDLE:
         rep[r, KV_FREE] -= blocks[rid]
         rep[r, BATCH_HEAD], rep[r, BATCH_LEN], rep[r, MODE] = rid, 1, PREFILL
@@ -358,7 +366,7 @@ def advance(
     `stop` is next (returns True). Returns the queue samples too, in arrays that may have grown.
 
     `limits`: max batch, max prefill tokens, KV blocks per replica."""
-    _prompt, _output, blocks, _first, _finished, _contrib, _nxt = reqs
+    prompt, output, blocks, first_token, finished, contrib, nxt = reqs
     rep, rep_f, run_step, run_rid = replicas
     ev_time, ev_heap, ev_pos, load, load_heap, load_pos = heaps
     samples_t, samples_w, samples_r = samples
@@ -394,10 +402,15 @@ def advance(
         if is_boundary:
             # A step boundary of replica r.
             if rep[r, MODE] == PREFILL:
-                done = _finish_prefill(r, t, rep, reqs, run_step, run_rid)
+                done = _finish_prefill(
+                    r, t, rep, prompt, output, blocks, first_token, finished, contrib, nxt,
+                    run_step, run_rid,
+                )  # fmt: skip
             else:
-                done = _finish_decode_run(r, t, rep, reqs, run_step, run_rid)
-            admitted = _start_next(r, t, rep, rep_f, reqs, run_step, ev_time, params, limits)
+                done = _finish_decode_run(r, t, rep, blocks, finished, contrib, run_step, run_rid)
+            admitted = _start_next(
+                r, t, rep, rep_f, prompt, blocks, nxt, run_step, ev_time, params, limits
+            )
             _reorder(ev_heap, ev_pos, ev_time, r)
             if done:
                 load[r] -= done
@@ -414,7 +427,7 @@ def advance(
         r = load_heap[0]
         load[r] += 1
         _reorder(load_heap, load_pos, load, r)
-        if _admit(r, t, rid, rep, rep_f, reqs, ev_time, params, limits):
+        if _admit(r, t, rid, rep, rep_f, prompt, blocks, nxt, ev_time, params, limits):
             n_running += 1
         else:
             n_waiting += 1
