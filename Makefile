@@ -105,6 +105,7 @@ bands: install
 bench: install
 	$(BIN)/python -m pytest bench --benchmark-only -p no:cacheprovider -q
 	$(BIN)/python bench/engine_search.py
+	$(BIN)/python bench/speed_report.py
 
 # Load against gunicorn and a Celery worker on loopback (PostgreSQL and Redis must be running):
 # 5 minutes of the mix by default; LOAD_ARGS="--soak 600" for the 10-minute memory soak.

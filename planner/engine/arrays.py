@@ -7,3 +7,4 @@ import numpy as np
 import numpy.typing as npt
 
 Floats: TypeAlias = npt.NDArray[np.float64]
+Ints: TypeAlias = npt.NDArray[np.int64]

@@ -354,6 +354,13 @@ TEMPLATES: dict[str, str] = {
     "failure.ttft": _("TTFT {ttft_ms:.0f} ms over the {target:g} ms target"),
     "failure.tpot": _("TPOT {tpot_ms:.1f} ms over the {target:g} ms target"),
     "failure.rate": _("serves {capacity_rps:.1f} requests/s, short of {target:g}"),
+    "failure.simulated_slo": _(
+        "simulated: {percent:.1f} % of requests within the SLO, short of {target:g} % "
+        "(TTFT p99 {ttft_p99_ms:.0f} ms, TPOT p99 {tpot_p99_ms:.1f} ms)"
+    ),
+    "failure.simulated_slo.bare": _(
+        "simulated: {percent:.1f} % of requests within the SLO, short of {target:g} %"
+    ),
     "failure.no_fabric_ports": _(
         "{server} has no compute-fabric ports: it cannot be one of several servers"
     ),

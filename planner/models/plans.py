@@ -40,6 +40,19 @@ class Plan(models.Model):
         blank=True,
         help_text=_("When the ranking was computed; the site's changes after it are not in it"),
     )
+    serving_check = optional_link(
+        "Simulation",
+        _("serving check"),
+        related_name="+",
+        on_delete=models.SET_NULL,
+        help_text=_("The sweep that simulates the best builds at the plan's load and SLOs"),
+    )
+    serving_check_builds = models.JSONField(
+        _("builds checked"),
+        default=list,
+        blank=True,
+        help_text=_("[accelerator, server, count] of each build the check simulates, in order"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

@@ -163,7 +163,10 @@ def candidate_row(
     }
 
 
-def rejected_rows(plan: Plan, names: dict) -> list[dict[str, Any]]:
+def rejected_rows(
+    plan: Plan, names: dict, simulated: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The stored ranking's rejected builds, then those its serving check rejected."""
     return [
         {
             "accelerator_name": names["accelerator"].get(c["accelerator"], c["accelerator"]),
@@ -172,7 +175,7 @@ def rejected_rows(plan: Plan, names: dict) -> list[dict[str, Any]]:
             "nodes": c["nodes"],
             "reason": localise_rejected(c)["reason"],
         }
-        for c in (plan.ranking or {}).get("rejected", [])
+        for c in [*(plan.ranking or {}).get("rejected", []), *(simulated or [])]
     ]
 
 

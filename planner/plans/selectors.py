@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.services import user_team
+from planner.choices import SimulationStatus
 from planner.engine.recommend import (
     DEFAULT_OBJECTIVE,
     OBJECTIVES,
@@ -20,7 +21,8 @@ from planner.engine.recommend import (
     rerank,
 )
 from planner.engine.scoring import DEFAULT_WEIGHTS, DIMENSIONS
-from planner.models import Plan, Workload
+from planner.engine.simulate.plan_check import simulated_failure
+from planner.models import Plan, Simulation, Workload
 
 # Weights show on a 0-100 scale; the engine normalises them.
 WEIGHT_SCALE = 100
@@ -121,11 +123,16 @@ class Ordered:
 
 
 def ranked_candidates(
-    *, plan: Plan, weights: dict[str, float], objective: str | None = None
+    *,
+    plan: Plan,
+    weights: dict[str, float],
+    objective: str | None = None,
+    simulated: bool = True,
 ) -> Ordered:
     """The plan's viable candidates ordered by the objective and `weights`, each with its
     `rank` (1 = best) and an `id` that stays the same whatever the order (its place in the
-    stored ranking)."""
+    stored ranking). With `simulated`, builds whose serving check missed the SLO are left out
+    (`plan_serving_check` lists them among the rejected)."""
     goal = plan_objective(plan, objective)
     if not plan.ranking:
         return Ordered([], goal, None)
@@ -134,6 +141,10 @@ def ranked_candidates(
         for i, c in enumerate(plan.ranking["candidates"])
     }
     ranking = plan_ranking(plan=plan, weights=weights, objective=goal)
+    missed = set(plan_serving_check(plan=plan).failed) if simulated else set()
+    if missed:
+        kept = [c for c in ranking.candidates if (c.accelerator, c.server, c.count) not in missed]
+        ranking = rerank(Ranking(kept, [], len(kept), {}), plan_said(plan), ranking.weights, goal)
     ranked = [c.as_dict() for c in ranking.candidates]
     for rank, candidate in enumerate(ranked, 1):
         candidate["rank"] = rank
@@ -151,3 +162,53 @@ def plan_candidate(
         return None
     ordered = ranked_candidates(plan=plan, weights=weights, objective=objective)
     return next((c for c in ordered.candidates if c["id"] == candidate_id), None)
+
+
+@dataclass(frozen=True)
+class ServingCheck:
+    """A serving plan's best builds simulated at its load: the sweep's row (None before any
+    check), one row per build checked (its stored candidate, the simulated figures and why it
+    fails, or None), and the builds that failed, as (accelerator, server, count)."""
+
+    simulation: Simulation | None
+    rows: list[dict[str, Any]]
+    failed: dict[tuple[str, str, int], dict[str, Any]]
+
+    @property
+    def key(self) -> str:
+        """What a cached page showing the check depends on."""
+        if self.simulation is None:
+            return "unchecked"
+        return f"{self.simulation.pk}:{self.simulation.status}"
+
+
+def plan_serving_check(*, plan: Plan) -> ServingCheck:
+    """The plan's serving check as it stands: rows with figures once the sweep succeeded."""
+    simulation = plan.serving_check
+    if simulation is None:
+        return ServingCheck(None, [], {})
+    if simulation.status != SimulationStatus.SUCCEEDED or not simulation.result:
+        return ServingCheck(simulation, [], {})
+    stored = {
+        (c["accelerator"], c["server"], c["count"]): c
+        for c in (plan.ranking or {}).get("candidates", [])
+    }
+    rows, failed = [], {}
+    summaries = simulation.result.get("candidates") or []
+    for build, summary in zip(plan.serving_check_builds, summaries, strict=False):
+        key = (build[0], build[1], int(build[2]))
+        candidate = stored.get(key)
+        if candidate is None:  # ranked again since the check: it no longer applies
+            continue
+        failure = simulated_failure(summary)
+        reason = None if failure is None else failure.as_dict()
+        if reason is not None:
+            failed[key] = {
+                "accelerator": key[0],
+                "server": key[1],
+                "count": key[2],
+                "nodes": candidate["nodes"],
+                "failures": [reason],
+            }
+        rows.append({"candidate": candidate, "simulated": summary, "failure": reason})
+    return ServingCheck(simulation, rows, failed)

@@ -17,13 +17,14 @@ from planner.engine.recommend import (
     Ranking,
     recommend,
 )
+from planner.engine.simulate.plan_check import CHECK_BUILDS, check_simulation
 from planner.estimates.services import server_facility
 from planner.messages.answers import localise_plan
 from planner.models import Plan, RackCommitment, Simulation, Site, Workload
 from planner.plans.builds import SWEEP_MIN, sweep_question
 from planner.plans.figures import build_names
 from planner.plans.question import plan_question
-from planner.plans.selectors import plan_candidate, ranked_candidates
+from planner.plans.selectors import plan_candidate, plan_task, ranked_candidates
 from planner.racks.commitments import build_commit
 from planner.simulations.services import simulation_start
 from planner.sites.selectors import site_visible_to
@@ -165,3 +166,40 @@ def plan_sweep_start(
         )
     question = sweep_question(plan, chosen, build_names(plan))
     return simulation_start(data=question, user=user, team=plan.team)
+
+
+# The serving check: the plan's best builds simulated at its load and SLOs. ----------------
+
+
+def plan_serving_check_start(*, plan: Plan, user) -> tuple[Simulation, bool]:
+    """Queue the simulation of a serving plan's best CHECK_BUILDS builds (in the plan's own
+    order, before any earlier check) at the plan's rate and SLOs, CHECK_REQUESTS requests each
+    on one seed, and keep it on the plan: the plan page shows its progress, then its figures,
+    and moves the builds that miss the SLO to the rejected ones. The same builds asked again
+    get the same run. `RequestError` for a training plan or one with fewer than two builds."""
+    if plan_task(plan) != "inference":
+        raise RequestError("plan", gettext_noop("only a serving plan is checked by simulation"))
+    ordered = ranked_candidates(plan=plan, weights={}, simulated=False).candidates
+    chosen = ordered[:CHECK_BUILDS]
+    if len(chosen) < SWEEP_MIN:
+        raise RequestError(
+            "plan",
+            gettext_noop("a serving check needs at least {least} viable builds"),
+            least=SWEEP_MIN,
+        )
+    question = sweep_question(plan, chosen, build_names(plan))
+    question["simulation"] = check_simulation(question["simulation"])
+    # simulation_start commits the rows before it queues the tasks, so it runs outside any
+    # transaction of ours; the plan names the run once it is queued.
+    simulation, queued = simulation_start(data=question, user=user, team=plan.team)
+    # An update, not save(): the plan's ranking and its version (updated_at) stay as they were;
+    # pages that show the check key their caches on it.
+    Plan.objects.filter(pk=plan.pk).update(
+        serving_check=simulation,
+        serving_check_builds=[[c["accelerator"], c["server"], c["count"]] for c in chosen],
+    )
+    plan.serving_check, plan.serving_check_builds = (
+        simulation,
+        [[c["accelerator"], c["server"], c["count"]] for c in chosen],
+    )
+    return simulation, queued

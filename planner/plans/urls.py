@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner.plans.views import candidates, commitments, exports, plans, workloads
+from planner.plans.views import candidates, checks, commitments, exports, plans, workloads
 from planner.web.routes import pages
 
 urlpatterns = [
@@ -19,6 +19,11 @@ urlpatterns = [
         "plans/<int:pk>/candidates/<int:cid>/commit/",
         commitments.candidate_commit,
         name="plan_candidate_commit",
+    ),
+    path(
+        "plans/<int:pk>/serving-check/",
+        checks.plan_serving_check_view,
+        name="plan_serving_check",
     ),
     path(
         "plans/<int:pk>/candidates/<int:cid>/",

@@ -44,6 +44,20 @@ def simulation_question(*, data: Any) -> SimulationQuestion:
     return simulation_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
 
 
+def simulation_run_inline(*, data: Any) -> dict[str, Any]:
+    """Run a simulation in the calling process, no row, no queue: the result a worker would
+    store (a sweep: each part's result, and the comparison). `RequestError` names a bad field."""
+    if isinstance(data, dict) and data.get("kind") == SimulationKind.SWEEP:
+        sweep = sweep_from_dict(data, estimate_request_of=lambda d: estimate_request(data=d))
+        results = [simulation_question(data=part).run() for part in sweep.parts]
+        return {
+            "kind": SimulationKind.SWEEP.value,
+            "parts": results,
+            "candidates": sweep_summary(sweep.labels, results),
+        }
+    return simulation_question(data=data).run()
+
+
 def _publish(simulation: Simulation) -> None:
     from planner.simulations.tasks import simulation_run_task
 

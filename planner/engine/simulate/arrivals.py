@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from planner.engine.arrays import Floats
-from planner.engine.simulate.serving_spec import Ints, ServingSpec
+from planner.engine.arrays import Floats, Ints
+from planner.engine.simulate.serving_spec import ServingSpec
 
 
 def _poisson_times(rng: np.random.Generator, rate: float, n: int) -> Floats:

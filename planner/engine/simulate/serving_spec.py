@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
+from planner.engine.arrays import Ints
 from planner.engine.replica import BLOCK_TOKENS, StepModel
-
-Ints: TypeAlias = npt.NDArray[np.int64]
 
 MAX_BATCH = 256  # vLLM's default max_num_seqs
 # vLLM v0 without chunked prefill sets max_num_batched_tokens to max(max_model_len, 2048): 8,192

@@ -1,6 +1,7 @@
-"""`manage.py simulate FILE [--wait] [--timeout S]` (FILE or `-` for stdin): queue the simulation
-JSON of the API and print its row; with --wait, follow the row until it finishes and print the
-result.
+"""`manage.py simulate FILE [--wait] [--timeout S] [--inline]` (FILE or `-` for stdin): queue the
+simulation JSON of the API and print its row; with --wait, follow the row until it finishes and
+print the result; with --inline, run it in this process (no worker, no queue, no row) and print
+the result, for scripts and benchmarks.
 
 Exit status: 0 queued (or succeeded, with --wait); 1 failed, cancelled or timed out, or still
 running when --timeout ran out (the error on stderr); 2 bad input, one line naming the field;
@@ -15,7 +16,11 @@ from planner.engine import RequestError
 from planner.management.json_command import JsonQuestionCommand
 from planner.models import Simulation
 from planner.simulations.api.views import SimulationSerializer
-from planner.simulations.services import QueueUnavailable, simulation_start
+from planner.simulations.services import (
+    QueueUnavailable,
+    simulation_run_inline,
+    simulation_start,
+)
 
 EXIT_NOT_SUCCEEDED = 1
 EXIT_QUEUE_UNAVAILABLE = 3
@@ -39,9 +44,21 @@ class Command(JsonQuestionCommand):
             metavar="S",
             help="With --wait: give up after S seconds (the simulation keeps running)",
         )
+        parser.add_argument(
+            "--inline",
+            action="store_true",
+            help="Run it here, without the worker or the queue, and print the result",
+        )
 
-    def handle(self, *args, file: str, wait: bool, timeout: float | None, **options):
+    def handle(self, *args, file: str, wait: bool, timeout: float | None, inline: bool, **options):
         data = self.question(file)
+        if inline:
+            try:
+                result = simulation_run_inline(data=data)
+            except RequestError as exc:
+                self.fail(str(exc))
+            self.stdout.write(json.dumps(result, indent=2))
+            return
         try:
             simulation, _queued = simulation_start(data=data)
         except RequestError as exc:

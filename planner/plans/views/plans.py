@@ -46,6 +46,7 @@ from planner.plans.figures import (
 )
 from planner.plans.forms.plans import PlanForm, SweepForm, WeightsForm
 from planner.plans.selectors import (
+    plan_serving_check,
     plan_task,
     plan_visible_to,
     plan_with_ranking,
@@ -54,6 +55,7 @@ from planner.plans.selectors import (
 from planner.plans.services import (
     plan_create,
 )
+from planner.plans.serving_check import serving_check_context
 from planner.racks.selectors import plan_commitments, site_changed_after
 from planner.web.editing import apply_engine_error
 from planner.web.htmx import partial_wanted
@@ -221,7 +223,9 @@ def _plan_page_context(request: HttpRequest, plan: Plan) -> dict[str, Any]:
             "rows": rows,
             "has_layout": any(r["serving"] for r in rows),
             "target_rps": plan.question.get("target_rps"),
-            "rejected": rejected_rows(plan, names),
+            "rejected": rejected_rows(
+                plan, names, list(plan_serving_check(plan=plan).failed.values())
+            ),
             "why_none": plan_why_none(plan.ranking),
             "charts": charts,
             "chart_labels": chart_labels(plan, charts["metric"], charts["serving"]),
@@ -248,8 +252,11 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         str(page_number),
         "invalid" if weights_form.errors else "",
     )
-    rejected_key = _fragment_key("rejected", plan)
+    check = plan_serving_check(plan=plan)
+    results_key = f"{results_key}:{check.key}"
+    rejected_key = _fragment_key("rejected", plan, check.key)
     template = "planner/plans/plan_detail.html"
+    serving = plan_task(plan) == "inference"
     partial = partial_wanted(request)
     fragments = cache.get_many([results_key] if partial else [results_key, rejected_key])
     results_html, rejected_html = fragments.get(results_key), fragments.get(rejected_key)
@@ -267,8 +274,8 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "plan": plan,
         "weights_form": weights_form,
-        "viable_count": viable,
-        "rejected_count": len(ranking.get("rejected", [])),
+        "viable_count": viable - len(check.failed),
+        "rejected_count": len(ranking.get("rejected", [])) + len(check.failed),
         "evaluated": ranking.get("evaluated", 0),
         "question_rows": question_rows(plan),
         "question_json": json.dumps(plan.question, indent=2, sort_keys=True),
@@ -276,9 +283,11 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_sweep": viable >= SWEEP_MIN and has_role(request.user, Role.PLANNER),
         "sweep_form": SweepForm(plan=plan),
         "order_objective": weights_form.objective(),
-        "serving": plan_task(plan) == "inference",
+        "serving": serving,
         "rejected_html": mark_safe(rejected_html),
         **plan_racks_context(request, plan),
+        "can_check": serving and viable >= SWEEP_MIN and has_role(request.user, Role.PLANNER),
+        **serving_check_context(plan, build_names(plan)),
     }
     return render(request, template, context)
 

@@ -105,7 +105,7 @@ EXAMPLES = [
             "result": None,
             "error": "",
             "attempts": 0,
-            "model_version": "1.1.0",
+            "model_version": "1.2.0",
             "created_at": "2025-01-01T10:00:00Z",
             "queued_at": "2025-01-01T10:00:00Z",
             "started_at": None,

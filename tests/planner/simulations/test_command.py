@@ -157,3 +157,36 @@ def test_wait_gives_up_after_the_timeout_and_leaves_the_run_going(
     assert exit_code(question(TRAINING), "--wait", "--timeout", "0.1") == 1
     assert "still queued after 0.1 s" in capsys.readouterr().err
     assert Simulation.objects.get().status == SimulationStatus.QUEUED
+
+
+def test_inline_runs_here_and_prints_the_result_without_a_row_or_the_queue(
+    loaded_catalog, published, question, capsys
+):
+    call_command("simulate", question(TRAINING), "--inline")
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "training" and result["trials"] == 200
+    assert not Simulation.objects.exists() and published == []
+
+
+def test_inline_runs_a_sweep_part_by_part_with_its_comparison(loaded_catalog, question, capsys):
+    serving = {
+        "kind": "sweep",
+        "simulation": {"kind": "serving", "rate_per_s": 5, "requests": 500, "ttft_slo_ms": 500},
+        "candidates": [
+            {**TRAINING["estimate"], "task": "inference", "count": n, "tokens": None}
+            for n in (1, 2)
+        ],
+        "labels": ["one", "two"],
+    }
+    for candidate in serving["candidates"]:
+        del candidate["tokens"]
+    call_command("simulate", question(serving), "--inline")
+    result = json.loads(capsys.readouterr().out)
+    assert [p["requests"] for p in result["parts"]] == [500, 500]
+    assert [row["label"] for row in result["candidates"]] == ["one", "two"]
+    assert not Simulation.objects.exists()
+
+
+def test_inline_bad_input_exits_2_naming_the_field(loaded_catalog, question, capsys):
+    assert exit_code(question({**TRAINING, "trials": 0}), "--inline") == 2
+    assert "trials" in capsys.readouterr().err
