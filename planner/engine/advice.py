@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from planner.engine.memory import inference_memory, rounded_gib
+from planner.engine.memory import inference_memory, rounded_gib, usable_memory_gib
 from planner.engine.messages import Message, message
 from planner.engine.parallel import candidate_layouts, evaluate, smallest_fitting_tp
 from planner.engine.specs import EstimateRequest
@@ -76,7 +76,7 @@ def fits(req: EstimateRequest) -> bool:
     answer reports it; for training any layout of the search."""
     if req.task == "inference":
         total = inference_memory(req, tp=smallest_fitting_tp(req))["total"]
-        return rounded_gib(total) <= req.accelerator.memory_gib
+        return rounded_gib(total) <= usable_memory_gib(req.accelerator)
     layouts = candidate_layouts(req)
     return len(layouts) > 0 and bool(evaluate(req, layouts).fits.any())
 

@@ -13,7 +13,7 @@ from planner.engine.advice import does_not_fit
 from planner.engine.batch import batch_answer, searched_batches
 from planner.engine.compute import dense_peak
 from planner.engine.derating import thermal_and_fault
-from planner.engine.memory import Bytes, inference_memory, rounded_gib
+from planner.engine.memory import Bytes, inference_memory, rounded_gib, usable_memory_gib
 from planner.engine.messages import Message, message, plain
 from planner.engine.parallel import (
     SearchResult,
@@ -262,7 +262,7 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         flops_token *= 2 / 3  # no weight gradients for frozen weights
     # Failures and checkpoints stretch wall time, not the steady throughput.
     seconds = req.tokens / max(tokens_per_s * final["eta_fault"], 1e-12)
-    memory = _memory_dict(result.memory, result.best, req.accelerator.memory_gib)
+    memory = _memory_dict(result.memory, result.best, usable_memory_gib(req.accelerator))
     micro_batches = result.pick(result.step.micro_batches)
     return Estimate(
         memory=memory,
@@ -353,7 +353,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     ttft = timing.prefill_s / scale
     decode_tps = inf.batch / tpot * replicas
     prefill_tps = inf.batch * inf.prompt_len / ttft * replicas
-    mem = _memory_dict(inference_memory(req, tp=tp), None, req.accelerator.memory_gib)
+    mem = _memory_dict(inference_memory(req, tp=tp), None, usable_memory_gib(req.accelerator))
     seconds = ttft + inf.output_len * tpot
     warnings: list[Message] = list(override_notes)
     if not mem["fits"] and suggest:

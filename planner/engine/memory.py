@@ -20,7 +20,14 @@ from planner.engine.shapes import (
     stage_layers,
     trainable_params_on_busiest_device,
 )
-from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
+from planner.engine.specs import (
+    BYTES,
+    GIB,
+    AcceleratorSpec,
+    EstimateRequest,
+    ModelSpec,
+    Recompute,
+)
 from planner.engine.stack import stack_of
 
 RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
@@ -33,6 +40,23 @@ Bytes: TypeAlias = float | Floats
 # the stack's (planner.engine.stack).
 CONTEXT_BYTES = 0.75 * GIB
 NCCL_BYTES = 0.5 * GIB
+# CUDA does not hand a program all the memory the datasheet states: the driver and firmware
+# keep a share. One H200 SXM (141 GB on the datasheet, 143,771 MiB in nvidia-smi) shows 139.80
+# GiB to CUDA (torch.cuda.get_device_properties().total_memory, and the "total capacity" of
+# its out-of-memory message; planner/validation/measurements/h200-2026-12-03/train.json);
+# 80 GB A100 and H100 cards report 79.15-79.25 GiB in PyTorch's out-of-memory messages, an
+# RTX 4090 (24 GB) 23.68 GiB (github.com/zai-org/CogVideo issue 36). The catalog keeps the
+# datasheet figure; whether a job fits is judged against this share of it.
+CUDA_VISIBLE_SHARE = 0.99
+# Under autocast with fp32 parameters each GEMM weight is cast to 16 bits once per forward
+# and the cast is kept for backward (torch.autocast's weight-cast cache): 2 bytes per weight.
+AUTOCAST_COPY_BYTES = 2.0
+# Hugging Face's training-forward KV cache copies each layer's keys, made fp32 by the rotary
+# embedding's fp32 tables (the residual stream is fp32 under autocast with fp32 parameters),
+# and its values, bf16 out of the projection: 4 + 2 bytes per key-value element. The H200
+# rows with the cache (HT4-HT7) hold 0.70 GiB per 2,048-token sequence of the 1.5B more than
+# those without (HT14-HT16); this count gives 0.61.
+TRAINING_KV_CACHE_BYTES = 4.0 + 2.0
 
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
 # keeps the two moments in one byte each (Dettmers et al. 2022).
@@ -56,6 +80,16 @@ def master_weight_bytes(master_weights: str, weight_bytes: float) -> float:
 def inference_weight_bytes(precision: str) -> float:
     """Bytes per served weight: fp32 and tf32 store 4, the rest their own width."""
     return 4.0 if precision in ("fp32", "tf32") else BYTES.get(precision, 2.0)
+
+
+def usable_memory_bytes(acc: AcceleratorSpec) -> float:
+    """The memory CUDA exposes on a card: CUDA_VISIBLE_SHARE of its datasheet capacity."""
+    return acc.memory_gib * GIB * CUDA_VISIBLE_SHARE
+
+
+def usable_memory_gib(acc: AcceleratorSpec) -> float:
+    """usable_memory_bytes in GiB, rounded as the answer reports memory."""
+    return rounded_gib(usable_memory_bytes(acc))
 
 
 def rounded_gib(x: Bytes | np.floating) -> float:
@@ -171,6 +205,19 @@ def _training_activations(
     # fused stacks, more in eager ones (planner.engine.stack.Kernels.logit_bytes).
     tokens = req.seq_len / cp * mb
     logits: Floats = tokens * model.vocab / tp * stack_of(req).kernels.logit_bytes
+    # Hugging Face's training forward keeps its KV cache until the loss is taken; gradient
+    # checkpointing turns it off (transformers' GradientCheckpointingLayer).
+    if stack_of(req).training_kv_cache:
+        cache = (
+            stage_layers(model.layers, pp).first
+            * req.seq_len
+            / cp
+            * mb
+            * model.kv_dim
+            / np.minimum(tp, model.kv_heads)
+            * TRAINING_KV_CACHE_BYTES
+        )
+        activations = activations + np.where(rc == 2, 0.0, cache)
     # Without recompute the logits come on top of every layer's activations. Under full
     # recompute the loss's buffers are freed before the first layer is rebuilt, so the peak
     # is the larger of the two on top of the checkpoints.
@@ -212,8 +259,23 @@ def training_memory(
     activations = _training_activations(
         req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
     )
-    subtotal = weights + gradients + optimizer + activations
-    reserve = stack_of(req).allocator_reserve
+    stack = stack_of(req)
+    if req.method == "full" and req.param_dtype == "fp32" and req.precision in ("bf16", "fp16"):
+        # Autocast's 16-bit copies of the weights the GEMMs use (all but the input embedding),
+        # saved for backward as activations are.
+        embedding = param_split(req.model).embedding_one / t
+        activations = activations + (
+            np.maximum(params_on_busiest_device(req.model, t, p, d) - embedding, 0)
+            * AUTOCAST_COPY_BYTES
+            / np.where(zero >= 3, d, 1)
+        )
+    if stack.gradients_between_steps:
+        subtotal = weights + gradients + optimizer + activations
+    else:
+        # Gradients freed after each step come back only as backward frees the activations:
+        # the peak holds the larger of the two.
+        subtotal = weights + optimizer + np.maximum(activations, gradients)
+    reserve = stack.allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
     return {
         "weights": weights,

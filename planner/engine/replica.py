@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine.memory import inference_memory
+from planner.engine.memory import inference_memory, usable_memory_bytes
 from planner.engine.parallel import smallest_fitting_tp
 from planner.engine.shapes import kv_cache_bytes
 from planner.engine.specs import GIB, EstimateRequest
@@ -101,7 +101,7 @@ def _kv_free_bytes(request: EstimateRequest, tp: int) -> float:
     prefill, the CUDA context, NCCL buffers and the allocator's fragmentation reserve."""
     memory = inference_memory(request, tp=tp)
     other = float(memory["total"]) - float(memory["kv_cache"])
-    return request.accelerator.memory_gib * GIB - other
+    return usable_memory_bytes(request.accelerator) - other
 
 
 def kv_budget_tokens_from_engine(request: EstimateRequest, *, tp: int | None = None) -> int:

@@ -236,6 +236,9 @@ class EstimateRequest:
     framework: str | None = None
     compile: bool = False
     param_dtype: str | None = None
+    # Hugging Face: whether the training forward builds a KV cache (transformers' default
+    # configuration does; gradient checkpointing turns it off); None: as the framework does.
+    use_cache: bool | None = None
     # The message code of the reason the engine chose the framework; None: the question named it.
     framework_reason: str | None = None
     parallelism: ParallelSpec | None = None

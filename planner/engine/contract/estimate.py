@@ -125,6 +125,11 @@ class Job(Question):
         "precision; default fp32 for hf, fsdp and torchtitan full training, else the compute "
         "precision",
     )
+    use_cache: Flag | None = Field(
+        None,
+        description="hf training: whether the forward builds a KV cache, as transformers' default "
+        "configuration does (gradient checkpointing turns it off); default on for hf",
+    )
     inference: Inference = Field(default_factory=Inference)
     efficiency: Efficiency = Field(default_factory=Efficiency)
     reliability: Reliability = Field(default_factory=Reliability)
@@ -184,7 +189,7 @@ class Job(Question):
             tokens=tokens,
             **self.same_named(
                 "seq_len micro_batch method lora_rank optimizer master_weights zero_stage "
-                "recompute attention"
+                "recompute attention use_cache"
             ),
             framework=framework,
             compile=bool(self.compile),
