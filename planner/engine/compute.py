@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
+from planner.engine.shapes import COLUMN_PARALLEL_TARGETS, MLP_TARGETS, lora_target_shapes
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
 from planner.engine.stack import stack_of
 
@@ -234,3 +235,27 @@ def layer_forward(
         req, hw, tokens=tokens, tp=tp, sequence_parallel=sequence_parallel
     )
     return gemms, attention, elementwise
+
+
+def adapter_forward(
+    req: EstimateRequest, hw: Hardware, *, tokens: npt.ArrayLike, tp: npt.ArrayLike
+) -> Roofline:
+    """LoRA's adapters of one layer, forward: x A then (x A) B for every adapted map, as the
+    skinny GEMMs they are (the rank is their small dimension, so they run far below the
+    tensor peak). Tensor parallelism splits B of column-parallel maps and A of row-parallel
+    ones, as it splits their base weights."""
+    m = req.model
+    t = np.asarray(tp, dtype=float)
+    T = np.asarray(tokens, dtype=float)
+    r = req.lora_rank
+    k = m.active_experts if m.experts > 1 else 1
+    total = Roofline(np.zeros_like(T * t), np.zeros_like(T * t))
+    for target, (n_in, n_out, _copies) in lora_target_shapes(m).items():
+        if target not in req.lora_targets:
+            continue
+        rows = T * k if target in MLP_TARGETS else T
+        split_out = target in COLUMN_PARALLEL_TARGETS
+        a_in = n_in if split_out else n_in / t
+        b_out = n_out / t if split_out else n_out
+        total = total + hw.gemm(rows, a_in, r) + hw.gemm(rows, r, b_out)
+    return total

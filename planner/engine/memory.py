@@ -128,14 +128,42 @@ def activation_bytes_per_layer(
     experts = model.active_experts if model.experts > 1 else 1
     mlp = 2 * sbh + experts * (2 * up_outputs + 2) * s * b * f + (sbh if materialized else 0)
     norms = 4 * sbh
-    # LoRA and QLoRA keep the same activations: frozen layers still need their inputs to pass
-    # gradients back to earlier adapters; the rank-sized adapter outputs are negligible.
+    # LoRA and QLoRA: see frozen_input_bytes_per_layer for what a frozen map need not keep.
     full_layer = (attn + scores + mlp + norms) / t
     rc = np.asarray(recompute_code)
     selective = full_layer - np.where(materialized, scores / t, 0.0)
     checkpoint_only = 2 * sbh / t  # full recompute keeps just each layer's input
     per_layer: Floats = np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
     return per_layer
+
+
+def frozen_input_bytes_per_layer(
+    req: EstimateRequest, *, seq_len: npt.ArrayLike, micro_batch: npt.ArrayLike
+) -> Floats:
+    """LoRA and QLoRA, per layer and micro-batch (2-byte values, before tensor parallelism):
+    the activations the layer keeps no more, less what its adapters add.
+
+    A frozen map needs no weight gradient, so its input is saved only where an adapter reads
+    it (the gradient of A is its input times the gradient of A's output); passing gradients
+    back to earlier layers needs the weights, not the inputs. The inputs of the QKV, output,
+    gate/up and down projections are Korthikanti et al.'s 2sbh, 2sbh, 2sbh and 2sbf (times
+    the routed experts a token visits). Each adapter keeps its rank-wide middle, 2sbr."""
+    m = req.model
+    sb = np.asarray(seq_len, dtype=float) * np.asarray(micro_batch, dtype=float)
+    experts = m.active_experts if m.experts > 1 else 1
+    targets = set(req.lora_targets)
+    dropped = 0.0
+    if not targets & {"q", "k", "v"}:
+        dropped += 2 * m.hidden
+    if "o" not in targets:
+        dropped += 2 * m.q_dim
+    if not targets & {"gate", "up"}:
+        dropped += 2 * m.hidden
+    if "down" not in targets:
+        dropped += 2 * experts * m.ffn
+    added = 2 * req.lora_rank * len(targets)
+    out: Floats = sb * (dropped - added)
+    return out
 
 
 def _training_weights(
@@ -156,7 +184,13 @@ def _training_weights(
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
     adapters = trainable_params_on_busiest_device(
-        model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
+        model,
+        method=req.method,
+        lora_rank=req.lora_rank,
+        lora_targets=req.lora_targets,
+        tp=tp,
+        pp=pp,
+        dp=dp,
     )
     return weights + adapters * BYTES["bf16"]
 
@@ -192,6 +226,11 @@ def _training_activations(
         )
 
     per_layer = per_layer_bytes(rc)
+    if req.method != "full":
+        frozen = act_scale * frozen_input_bytes_per_layer(
+            req, seq_len=req.seq_len / cp, micro_batch=mb
+        )
+        per_layer = per_layer - np.where(rc == 2, 0.0, frozen / tp)
     micro_batches = np.maximum(global_batch // np.maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
@@ -246,7 +285,13 @@ def training_memory(
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
     trainable = trainable_params_on_busiest_device(
-        req.model, method=req.method, lora_rank=req.lora_rank, tp=t, pp=p, dp=d
+        req.model,
+        method=req.method,
+        lora_rank=req.lora_rank,
+        lora_targets=req.lora_targets,
+        tp=t,
+        pp=p,
+        dp=d,
     )
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.

@@ -18,6 +18,10 @@ RECOMPUTE = ("none", "selective", "full")
 OPTIMIZERS = ("adamw", "sgd", "adamw8bit")
 ATTENTION = ("flash", "materialized")
 KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+# The linear maps of a layer LoRA can adapt, named as PEFT's target_modules name them in Llama
+# (q_proj ... down_proj). All seven is the QLoRA paper's recipe (Dettmers et al. 2023) and
+# PEFT's "all-linear".
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
 GIB = 2**30
 GB = 1e9
@@ -224,6 +228,7 @@ class EstimateRequest:
     tokens: float = 0.0
     method: Method = "full"
     lora_rank: int = 16
+    lora_targets: tuple[str, ...] = LORA_TARGETS
     optimizer: str = "adamw"
     master_weights: str = "fp32"
     zero_stage: int | None = None

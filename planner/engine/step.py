@@ -17,7 +17,14 @@ from planner.engine import comms
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
 from planner.engine.batch import sequences_per_step
-from planner.engine.compute import Hardware, Roofline, hardware, layer_forward, streaming
+from planner.engine.compute import (
+    Hardware,
+    Roofline,
+    adapter_forward,
+    hardware,
+    layer_forward,
+    streaming,
+)
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
     kv_cache_bytes,
@@ -110,8 +117,12 @@ def layer_time(
     fwd = gemms + attention + elementwise
     bwd = gemms.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
     if req.method != "full":
-        # Frozen base weights need no weight gradients: backward skips half of its GEMMs.
-        bwd = gemms + attention.scale(attention_bwd) + elementwise.scale(2.0)
+        # Frozen base weights need no weight gradients: backward runs only the base GEMMs'
+        # input gradients (one forward's worth, not two); the adapters run forward and both
+        # gradients of each of their two matrices.
+        adapters = adapter_forward(req, hw, tokens=tokens, tp=tp)
+        fwd = fwd + adapters
+        bwd = gemms + adapters.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
     # Selective recompute re-runs the attention core (Korthikanti et al. 2022, section 5);
     # with FlashAttention that is already inside its backward, so only cheap pointwise ops
     # are redone. Full recompute re-runs the whole forward.
@@ -311,7 +322,13 @@ def training_step(
     pipeline = micro_batches * per_micro_batch + bubble
 
     trainable = trainable_params_on_busiest_device(
-        req.model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
+        req.model,
+        method=req.method,
+        lora_rank=req.lora_rank,
+        lora_targets=req.lora_targets,
+        tp=tp,
+        pp=pp,
+        dp=dp,
     )
     dp_exposed = exposed_data_parallel_s(
         req,

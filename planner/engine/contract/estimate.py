@@ -30,6 +30,7 @@ from planner.engine.contract.job_parts import (
     Efficiency,
     Framework,
     Inference,
+    Lora,
     MasterWeights,
     Method,
     Optimizer,
@@ -101,7 +102,12 @@ class Job(Question):
         description="Tokens to process; default train 20 per parameter, finetune 1e8, inference 0",
     )
     method: Method = Field("full", description="full | lora | qlora (fine-tuning)")
-    lora_rank: Annotated[int, whole(ge=1, le=4096)] = Field(16, description="LoRA rank")
+    lora_rank: Annotated[int, whole(ge=1, le=4096)] | None = Field(
+        None, description="LoRA rank (the same as lora.rank, kept for older questions); default 16"
+    )
+    lora: Lora | None = Field(
+        None, description="LoRA's rank and targets; default rank 16 on all seven linear maps"
+    )
     optimizer: Optimizer = "adamw"
     master_weights: MasterWeights = Field("fp32", description="fp32 master copy of 16-bit weights")
     zero_stage: Annotated[int, whole(ge=0, le=3)] | None = Field(
@@ -188,9 +194,10 @@ class Job(Question):
             global_batch=global_batch,
             tokens=tokens,
             **self.same_named(
-                "seq_len micro_batch method lora_rank optimizer master_weights zero_stage "
+                "seq_len micro_batch method optimizer master_weights zero_stage "
                 "recompute attention use_cache"
             ),
+            **self._lora(),
             framework=framework,
             compile=bool(self.compile),
             param_dtype=param_dtype,
@@ -238,6 +245,18 @@ class Job(Question):
                 precision=precision,
             )
         return precision
+
+    def _lora(self) -> dict[str, Any]:
+        """The adapters' rank and targets; `lora_rank` is the older spelling of lora.rank."""
+        lora = self.lora or Lora()
+        if self.lora is not None and self.lora_rank is not None and self.lora_rank != lora.rank:
+            raise RequestError(
+                "lora_rank",
+                _("differs from lora.rank ({rank}); give the rank once"),
+                rank=lora.rank,
+            )
+        rank = lora.rank if self.lora is not None else (self.lora_rank or lora.rank)
+        return {"lora_rank": rank, "lora_targets": tuple(lora.targets)}
 
     def _framework(self, count: int) -> tuple[str, str | None]:
         """The question's framework, checked against its task, or the default and why."""
