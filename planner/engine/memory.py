@@ -57,6 +57,7 @@ AUTOCAST_COPY_BYTES = 2.0
 # rows with the cache (HT4-HT7) hold 0.70 GiB per 2,048-token sequence of the 1.5B more than
 # those without (HT14-HT16); this count gives 0.61.
 TRAINING_KV_CACHE_BYTES = 4.0 + 2.0
+DEEPSPEED_BUCKET_ELEMENTS = 5e8
 
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
 # keeps the two moments in one byte each (Dettmers et al. 2022).
@@ -137,6 +138,29 @@ def activation_bytes_per_layer(
     return per_layer
 
 
+def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> Floats:
+    """Buffers sharded data parallelism keeps beside the states, per device.
+
+    ZeRO-3 and FSDP gather each layer's 16-bit weights before using it and prefetch the next
+    one while it runs, so two layers' gathered weights are resident in forward and again in
+    backward; backward also holds each layer's unsharded gradients (in the fp32 reduce dtype)
+    until their reduce-scatter, which overlaps the next layer's backward: two layers' worth
+    (PyTorch FSDP, Zhao et al. 2023, arXiv 2304.11277, section 3.3 and figure 4: prefetching
+    and the rate limiter hold at most two all-gathers in flight). DeepSpeed's ZeRO-1 and -2
+    keep a reduce bucket and an all-gather bucket of 5e8 elements each in 16 bits (its
+    reduce_bucket_size and allgather_bucket_size defaults)."""
+    layer = param_split(req.model).per_layer / tp if req.method == "full" else 0.0
+    gather_bytes = BYTES["fp32"] if req.precision in ("fp32", "tf32") else BYTES["bf16"]
+    fsdp = 2 * layer * gather_bytes + 2 * layer * BYTES["fp32"]
+    buckets = (
+        2 * DEEPSPEED_BUCKET_ELEMENTS * BYTES["bf16"]
+        if stack_of(req).framework == "deepspeed"
+        else 0.0
+    )
+    out: Floats = np.where(zero >= 3, fsdp, np.where(zero >= 1, buckets, 0.0))
+    return out
+
+
 def frozen_input_bytes_per_layer(
     req: EstimateRequest, *, seq_len: npt.ArrayLike, micro_batch: npt.ArrayLike
 ) -> Floats:
@@ -175,11 +199,7 @@ def _training_weights(
     p_local = params_on_busiest_device(model, tp, pp, dp)
     if req.method == "full":
         weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
-        # ZeRO-3 materialises about two layers' weights at a time (current and prefetched).
-        gathered: Floats = np.where(
-            zero >= 3, 2 * param_split(model).per_layer / tp * weight_bytes, 0
-        )
-        return weights + gathered
+        return weights
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
@@ -307,19 +327,28 @@ def training_memory(
     stack = stack_of(req)
     if req.method == "full" and req.param_dtype == "fp32" and req.precision in ("bf16", "fp16"):
         # Autocast's 16-bit copies of the weights the GEMMs use (all but the input embedding),
-        # saved for backward as activations are.
+        # saved for backward as activations are. Sharded (ZeRO-3, FSDP) stacks gather 16-bit
+        # weights instead (FSDP's MixedPrecisionPolicy, torchtitan's default): no copies.
         embedding = param_split(req.model).embedding_one / t
-        activations = activations + (
+        activations = activations + np.where(
+            zero >= 3,
+            0.0,
             np.maximum(params_on_busiest_device(req.model, t, p, d) - embedding, 0)
-            * AUTOCAST_COPY_BYTES
-            / np.where(zero >= 3, d, 1)
+            * AUTOCAST_COPY_BYTES,
         )
     if stack.gradients_between_steps:
-        subtotal = weights + gradients + optimizer + activations
+        subtotal = (
+            weights + gradients + optimizer + activations + sharding_buffers(req, tp=t, zero=zero)
+        )
     else:
         # Gradients freed after each step come back only as backward frees the activations:
         # the peak holds the larger of the two.
-        subtotal = weights + optimizer + np.maximum(activations, gradients)
+        subtotal = (
+            weights
+            + optimizer
+            + np.maximum(activations, gradients)
+            + sharding_buffers(req, tp=t, zero=zero)
+        )
     reserve = stack.allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
     return {

@@ -6,9 +6,10 @@ from planner.engine.estimate import estimate
 from planner.engine.memory import (
     CUDA_VISIBLE_SHARE,
     activation_bytes_per_layer,
+    sharding_buffers,
     training_memory,
 )
-from planner.engine.shapes import kv_cache_bytes
+from planner.engine.shapes import kv_cache_bytes, param_split
 from planner.engine.specs import GIB, ParallelSpec
 from tests.engine.conftest import (
     GPT3_175B,
@@ -291,3 +292,41 @@ def test_autocast_keeps_sixteen_bit_copies_of_fp32_weights_for_backward():
     copies = fp32["activations"] - bf16["activations"]
     gemm_weights = LLAMA3_8B.params - LLAMA3_8B.vocab * LLAMA3_8B.hidden
     assert copies == pytest.approx(2 * gemm_weights, rel=0.01)
+
+
+def _sharded(framework="fsdp", model=LLAMA3_8B, zero=3, dp=8):
+    req = dataclasses.replace(train(model, H100, count=dp), framework=framework)
+    mem = training_memory(
+        req, tp=1, pp=1, dp=dp, cp=1, vp=1, micro_batch=1, zero_stage=zero, recompute_code=2
+    )
+    return req, {k: float(v) for k, v in mem.items()}
+
+
+def test_fsdp_keeps_two_gathered_layers_and_their_unsharded_gradients():
+    req, _ = _sharded()
+    per_layer = param_split(LLAMA3_8B).per_layer
+    # Two layers' 16-bit weights gathered (current and prefetched), two layers' fp32 gradients
+    # awaiting their reduce-scatter.
+    assert float(sharding_buffers(req, tp=1, zero=3)) == pytest.approx(12 * per_layer)
+    assert float(sharding_buffers(req, tp=2, zero=3)) == pytest.approx(6 * per_layer)
+    assert float(sharding_buffers(req, tp=1, zero=1)) == 0.0
+    # A wider model gathers wider layers.
+    wide, _ = _sharded(model=LLAMA3_70B)
+    assert float(sharding_buffers(wide, tp=1, zero=3)) > float(sharding_buffers(req, tp=1, zero=3))
+
+
+def test_sharded_states_shrink_with_more_ranks_but_the_buffers_do_not():
+    _, eight = _sharded(dp=8)
+    _, sixty_four = _sharded(dp=64)
+    assert sixty_four["optimizer"] < eight["optimizer"] / 7
+    buffers = 12 * param_split(LLAMA3_8B).per_layer
+    assert sixty_four["total"] > buffers
+
+
+def test_deepspeed_keeps_its_reduce_and_gather_buckets():
+    deepspeed, _ = _sharded(framework="deepspeed", zero=1)
+    megatron, _ = _sharded(framework="megatron", zero=1)
+    # reduce_bucket_size and allgather_bucket_size, 5e8 elements of 2 bytes each.
+    assert float(sharding_buffers(deepspeed, tp=1, zero=1)) == 2e9
+    assert float(sharding_buffers(deepspeed, tp=1, zero=0)) == 0.0
+    assert float(sharding_buffers(megatron, tp=1, zero=1)) == 0.0
