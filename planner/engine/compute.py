@@ -4,6 +4,7 @@ operations. Vectorised: token counts and parallel degrees may be numpy arrays of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,11 @@ FP8_CAST_PASSES = 6
 # Where a card lacks a format, the 16-bit units do the work (V100 and Ascend 310P run int4
 # weight-only inference on fp16); fp32 is the last resort.
 FALLBACK_PRECISIONS = ("bf16", "fp16", "fp32")
+# Fused 4-bit kernels unpack a weight, convert it and apply its group scale in about two
+# instructions per weight (Marlin converts pairs with one lop3 and one half2 FMA), once per
+# tile of up to 64 tokens (Marlin's largest thread-block tile, 4 x 16 rows).
+DEQUANT_INSTRUCTIONS_PER_WEIGHT = 2.0
+DEQUANT_TILE_TOKENS = 64
 # Norms, residual adds, activation and casts: about 12 passes over the hidden state and 3 over
 # the MLP's intermediate tensors per layer forward.
 HIDDEN_PASSES = 12
@@ -259,3 +265,32 @@ def adapter_forward(
         b_out = n_out / t if split_out else n_out
         total = total + hw.gemm(rows, a_in, r) + hw.gemm(rows, r, b_out)
     return total
+
+
+def weight_only_dequant_s(
+    req: EstimateRequest, *, weight_bytes: float, tokens: float, fused: bool, bw: float
+) -> tuple[float, float]:
+    """4-bit weight-only inference: the weights are stored in 4 bits and multiplied in 16, so
+    every use dequantises them. Returns (seconds the dequantisation takes on the CUDA cores,
+    overlapping the weight stream in a fused kernel; seconds of extra memory traffic a stack
+    that dequantises to a 16-bit copy first adds in series).
+
+    Fused kernels (Marlin, Machete, TensorRT-LLM's) unpack and scale each weight in registers
+    once per tile of up to DEQUANT_TILE_TOKENS tokens, beside the tensor-core work; Marlin
+    keeps the ideal 3.87x of a 4-bit stream over 16 bits up to 16-32 tokens and falls behind
+    beyond, where the unpacking competes with the math (github.com/IST-DASLab/marlin, README
+    "Techniques" and "Benchmarks"). bitsandbytes, which Hugging Face's 4-bit models run on,
+    calls a fused kernel only for one token (gemv_4bit) and otherwise writes a dequantised
+    16-bit copy of the weight and reads it back for a 16-bit GEMM (bitsandbytes
+    autograd/_functions.py, matmul_4bit and MatMul4Bit)."""
+    weights = weight_bytes / BYTES["int4"]
+    if req.precision != "int4" or weights <= 0:
+        return 0.0, 0.0
+    if fused or tokens <= 1:
+        tiles = math.ceil(tokens / DEQUANT_TILE_TOKENS)
+        core_rate = (req.accelerator.peak_tflops("fp32") or 0.0) * 1e12 / 2  # FMA = 2 FLOPs
+        if core_rate <= 0:
+            return 0.0, 0.0
+        return weights * DEQUANT_INSTRUCTIONS_PER_WEIGHT * tiles / core_rate, 0.0
+    copies = weights * 2 * BYTES["bf16"]  # write the 16-bit copy, read it for the GEMM
+    return 0.0, copies / bw

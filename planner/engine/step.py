@@ -24,6 +24,7 @@ from planner.engine.compute import (
     hardware,
     layer_forward,
     streaming,
+    weight_only_dequant_s,
 )
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
@@ -418,7 +419,12 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     weights_local = (
         (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
     )
-    prefill = max(prefill_compute, weights_local / hw.bw)
+    # 4-bit weights are dequantised at every use (compute.weight_only_dequant_s).
+    fused = stack.cuda_graphs
+    prefill_alu, prefill_copy = weight_only_dequant_s(
+        req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=hw.bw
+    )
+    prefill = max(prefill_compute, weights_local / hw.bw, prefill_alu) + prefill_copy
 
     # Decode: every step reads the weights a batch touches, at the share of the datasheet
     # bandwidth decode-shaped kernels reach, and the KV cache at the mean context length.
@@ -436,7 +442,11 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     host = m.layers * stack.decode_host_s_per_layer
     comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
     comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
-    decode = max(decode_memory, decode_compute) + launches + host + comm_decode
+    decode_alu, decode_copy = weight_only_dequant_s(
+        req, weight_bytes=float(_decode_weight_bytes(req)) / tp, tokens=batch, fused=fused, bw=hw.bw
+    )
+    decode = max(decode_memory, decode_compute, decode_alu) + decode_copy
+    decode += launches + host + comm_decode
     return InferenceTime(
         prefill_s=float(prefill + comm_prefill),
         decode_step_s=float(decode),
