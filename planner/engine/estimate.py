@@ -20,7 +20,7 @@ from planner.engine.parallel import (
     candidate_layouts,
     evaluate,
     fixed_layout,
-    smallest_fitting_tp,
+    serving_tp,
 )
 from planner.engine.replica import kv_bound
 from planner.engine.shapes import model_flops_per_token
@@ -35,6 +35,9 @@ Section: TypeAlias = dict[str, Any]
 DAY_S = 86_400.0
 # A decode step that spends more than this share on the scale-up link is bound by the link.
 LINK_BOUND_SHARE = 0.3
+# A tensor-parallel group the question fixes is called a poor choice when the engine's own
+# serves more than this many times its tokens per second on the same devices.
+GIVEN_TP_SLACK = 1.05
 
 
 @dataclass(frozen=True)
@@ -341,10 +344,38 @@ def _inference_bottleneck(timing: InferenceTime, memory: Section) -> Message:
     return bottleneck("memory bandwidth" if bound else "compute")
 
 
+def _decode_tokens_per_s(req: EstimateRequest, tp: int) -> float:
+    """Every replica's decode tokens per second together, with groups of `tp` devices."""
+    return req.inference.batch / inference_time(req, tp=tp).decode_step_s * (req.count // tp)
+
+
+def _given_tp_notes(req: EstimateRequest, tp: int, engine_tp: int | None) -> list[Message]:
+    """Why a tensor-parallel group the question fixed is a poor choice, when it is: it spans
+    servers, or another group would serve more tokens per second on the same devices."""
+    if engine_tp is None:
+        return []
+    notes: list[Message] = []
+    if tp > req.per_node:
+        notes.append(message("inference.tp_spans_servers", tp=tp, per_node=req.per_node))
+    if engine_tp != tp:
+        given, better = _decode_tokens_per_s(req, tp), _decode_tokens_per_s(req, engine_tp)
+        if better > GIVEN_TP_SLACK * given:
+            notes.append(
+                message(
+                    "inference.tp_poor_choice",
+                    tp=tp,
+                    tokens_per_s=given,
+                    better_tp=engine_tp,
+                    better_tokens_per_s=better,
+                )
+            )
+    return notes
+
+
 def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     inf = req.inference
-    tp = smallest_fitting_tp(req)
-    replicas = req.count // tp
+    tp, engine_tp = serving_tp(req)
+    replicas = max(req.count // tp, 1)
     timing = inference_time(req, tp=tp)
     factors, notes = thermal_and_fault(req)
     computed = {**_inference_etas(timing), **factors}
@@ -355,7 +386,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     prefill_tps = inf.batch * inf.prompt_len / ttft * replicas
     mem = _memory_dict(inference_memory(req, tp=tp), None, usable_memory_gib(req.accelerator))
     seconds = ttft + inf.output_len * tpot
-    warnings: list[Message] = list(override_notes)
+    warnings: list[Message] = [*_given_tp_notes(req, tp, engine_tp), *override_notes]
     if not mem["fits"] and suggest:
         warnings.insert(0, does_not_fit(req, mem))
     return Estimate(
@@ -395,7 +426,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         search={
             "evaluated": tp.bit_length(),
             "feasible": 1 if mem["fits"] else 0,
-            "searched": True,
+            "searched": engine_tp is None,
         },
     )
 

@@ -138,8 +138,9 @@ def activation_bytes_per_layer(
     return per_layer
 
 
-def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> Floats:
-    """Buffers sharded data parallelism keeps beside the states, per device.
+def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> tuple[Floats, Floats]:
+    """Buffers sharded data parallelism keeps beside the states, per device: (for weights, for
+    gradients).
 
     ZeRO-3 and FSDP gather each layer's 16-bit weights before using it and prefetch the next
     one while it runs, so two layers' gathered weights are resident in forward and again in
@@ -151,14 +152,16 @@ def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> Float
     reduce_bucket_size and allgather_bucket_size defaults)."""
     layer = param_split(req.model).per_layer / tp if req.method == "full" else 0.0
     gather_bytes = BYTES["fp32"] if req.precision in ("fp32", "tf32") else BYTES["bf16"]
-    fsdp = 2 * layer * gather_bytes + 2 * layer * BYTES["fp32"]
-    buckets = (
-        2 * DEEPSPEED_BUCKET_ELEMENTS * BYTES["bf16"]
-        if stack_of(req).framework == "deepspeed"
-        else 0.0
+    bucket = (
+        DEEPSPEED_BUCKET_ELEMENTS * BYTES["bf16"] if stack_of(req).framework == "deepspeed" else 0.0
     )
-    out: Floats = np.where(zero >= 3, fsdp, np.where(zero >= 1, buckets, 0.0))
-    return out
+    gathered: Floats = np.where(
+        zero >= 3, 2 * layer * gather_bytes, np.where(zero >= 1, bucket, 0.0)
+    )
+    reducing: Floats = np.where(
+        zero >= 3, 2 * layer * BYTES["fp32"], np.where(zero >= 1, bucket, 0.0)
+    )
+    return gathered, reducing
 
 
 def frozen_input_bytes_per_layer(
@@ -336,19 +339,18 @@ def training_memory(
             np.maximum(params_on_busiest_device(req.model, t, p, d) - embedding, 0)
             * AUTOCAST_COPY_BYTES,
         )
-    if stack.gradients_between_steps:
-        subtotal = (
-            weights + gradients + optimizer + activations + sharding_buffers(req, tp=t, zero=zero)
-        )
-    else:
+    # Gathered weights count with the weights, gradient buffers with the gradients.
+    gathered, grad_buffers = sharding_buffers(req, tp=t, zero=zero)
+    weights = weights + gathered
+    gradients = gradients + grad_buffers
+    if not stack.gradients_between_steps:
         # Gradients freed after each step come back only as backward frees the activations:
-        # the peak holds the larger of the two.
-        subtotal = (
-            weights
-            + optimizer
-            + np.maximum(activations, gradients)
-            + sharding_buffers(req, tp=t, zero=zero)
-        )
+        # the peak is the end of forward (activations, no gradients) or the end of backward
+        # (gradients, no activations), whichever holds more; each part as held then.
+        forward_peak = activations >= gradients
+        activations = np.where(forward_peak, activations, 0.0)
+        gradients = np.where(forward_peak, 0.0, gradients)
+    subtotal = weights + gradients + optimizer + activations
     reserve = stack.allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
     return {

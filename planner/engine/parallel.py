@@ -257,3 +257,13 @@ def smallest_fitting_tp(req: EstimateRequest) -> int:
         if inference_memory(req, tp=t)["total"] <= usable_memory_bytes(req.accelerator):
             return t
     return options[-1]
+
+
+def serving_tp(req: EstimateRequest) -> tuple[int, int | None]:
+    """The tensor-parallel group a serving answer is for: the question's when it fixes one,
+    else the smallest whose shard fits; and, when the question fixed it, that engine choice
+    to compare it with."""
+    chosen = smallest_fitting_tp(req)
+    if req.parallelism is None:
+        return chosen, None
+    return req.parallelism.tp, chosen
