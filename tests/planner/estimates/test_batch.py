@@ -52,13 +52,9 @@ def check(answers: list, batch: list) -> None:
             assert answer == {"error": {"field": bad[0], "message": bad[1]}}, i
         else:
             assert "error" not in answer, (i, answer)
-            assert (
-                {"nvidia-h100-sxm5-80gb": 80, "nvidia-a100-sxm4-80gb": 80, "nvidia-l40s": 48}[
-                    question["accelerator"]
-                ]
-                * CUDA_VISIBLE_SHARE
-                == pytest.approx(answer["memory"]["capacity_gib"], abs=1e-3)
-            )
+            assert {"nvidia-h100-sxm5-80gb": 80, "nvidia-a100-sxm4-80gb": 80, "nvidia-l40s": 48}[
+                question["accelerator"]
+            ] * CUDA_VISIBLE_SHARE == pytest.approx(answer["memory"]["capacity_gib"], abs=1e-3)
             assert (
                 answer["parallelism"]["tp"]
                 * answer["parallelism"]["pp"]
