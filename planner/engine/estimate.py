@@ -23,7 +23,7 @@ from planner.engine.parallel import (
     serving_tp,
 )
 from planner.engine.replica import kv_bound
-from planner.engine.shapes import model_flops_per_token
+from planner.engine.shapes import expert_ranks, model_flops_per_token
 from planner.engine.specs import ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.stack import stack_note
 from planner.engine.step import InferenceTime, inference_time
@@ -145,13 +145,14 @@ def _throughput(
     }
 
 
-def _parallelism(spec: ParallelSpec) -> Section:
+def _parallelism(spec: ParallelSpec, *, ep: int = 1) -> Section:
     return {
         "tp": spec.tp,
         "pp": spec.pp,
         "dp": spec.dp,
         "cp": spec.cp,
         "vp": spec.vp,
+        "ep": ep,
         "micro_batch": spec.micro_batch,
         "zero_stage": spec.zero_stage,
         "recompute": spec.recompute,
@@ -185,6 +186,7 @@ def _training_search(req: EstimateRequest) -> tuple[SearchResult, ParallelSpec]:
         result.best,
         sequence_parallel=req.parallelism.sequence_parallel,
         recompute_fraction=req.parallelism.recompute_fraction,
+        ep=req.parallelism.ep,
     )
 
 
@@ -269,7 +271,7 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     micro_batches = result.pick(result.step.micro_batches)
     return Estimate(
         memory=memory,
-        parallelism=_parallelism(spec),
+        parallelism=_parallelism(spec, ep=int(expert_ranks(req.model, spec.dp, spec.ep or None))),
         throughput=_throughput(
             tokens_per_s,
             devices=req.count,

@@ -199,7 +199,7 @@ def _training_weights(
     """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
-    p_local = params_on_busiest_device(model, tp, pp, dp)
+    p_local = params_on_busiest_device(model, tp, pp, dp, req.fixed_ep)
     if req.method == "full":
         weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
         return weights
@@ -211,6 +211,7 @@ def _training_weights(
         method=req.method,
         lora_rank=req.lora_rank,
         lora_targets=req.lora_targets,
+        ep=req.fixed_ep,
         tp=tp,
         pp=pp,
         dp=dp,
@@ -312,6 +313,7 @@ def training_memory(
         method=req.method,
         lora_rank=req.lora_rank,
         lora_targets=req.lora_targets,
+        ep=req.fixed_ep,
         tp=t,
         pp=p,
         dp=d,
@@ -336,7 +338,7 @@ def training_memory(
         activations = activations + np.where(
             zero >= 3,
             0.0,
-            np.maximum(params_on_busiest_device(req.model, t, p, d) - embedding, 0)
+            np.maximum(params_on_busiest_device(req.model, t, p, d, req.fixed_ep) - embedding, 0)
             * AUTOCAST_COPY_BYTES,
         )
     # Gathered weights count with the weights, gradient buffers with the gradients.

@@ -88,7 +88,12 @@ class Layouts:
         return Layouts(**kept, largest=np.arange(int(keep.sum()), dtype=np.int64))
 
     def spec(
-        self, i: int, *, sequence_parallel: bool = True, recompute_fraction: float = 1.0
+        self,
+        i: int,
+        *,
+        sequence_parallel: bool = True,
+        recompute_fraction: float = 1.0,
+        ep: int = 0,
     ) -> ParallelSpec:
         return ParallelSpec(
             tp=int(self.tp[i]),
@@ -101,6 +106,7 @@ class Layouts:
             recompute=RECOMPUTE_NAMES[int(self.recompute_code[i])],
             sequence_parallel=sequence_parallel,
             recompute_fraction=recompute_fraction,
+            ep=ep,
         )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from planner.engine.arrays import Floats
 from planner.engine.specs import BYTES, LORA_TARGETS, EstimateRequest, ModelSpec
 
 # Targets whose base map is split by output columns under tensor parallelism (their LoRA B
@@ -67,17 +68,33 @@ def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
     return StageLayers(most=most, first=first, last=last)
 
 
+def expert_ranks(model: ModelSpec, dp: npt.ArrayLike, ep: int | None = None) -> Floats:
+    """Ranks the routed experts are spread over: the question's `ep`, else as many of the
+    data-parallel ranks as there are experts (1 for a dense model)."""
+    d = np.asarray(dp, dtype=np.float64)
+    if model.experts <= 1:
+        return np.ones_like(d)
+    if ep:
+        return np.full_like(d, float(ep))
+    out: Floats = np.minimum(float(model.experts), d)
+    return out
+
+
 def params_on_busiest_device(
-    model: ModelSpec, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+    model: ModelSpec,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    ep: int | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters held by the device with the most: the first stage (with the embedding), the
     last (with an untied output head) or a full one in between (see stage_layers), whose
-    layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
-    the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
+    layers are split by tensor parallelism and routed experts by expert parallelism (`ep`, or
+    up to the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
     split = param_split(model)
     t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
-    ep = np.minimum(model.experts, d) if model.experts > 1 else 1.0
-    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
+    ranks = expert_ranks(model, d, ep)
+    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ranks)
     stages = stage_layers(model.layers, p)
     staged = np.maximum(
         np.maximum(
@@ -148,11 +165,12 @@ def trainable_params_on_busiest_device(
     pp: npt.ArrayLike,
     dp: npt.ArrayLike,
     lora_targets: tuple[str, ...] = LORA_TARGETS,
+    ep: int | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters the busiest device trains: all it holds for a full fine-tune or training, only
     its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
     if method == "full":
-        return params_on_busiest_device(model, tp, pp, dp)
+        return params_on_busiest_device(model, tp, pp, dp, ep)
     layers_here = stage_layers(model.layers, pp).most
     adapters: npt.NDArray[np.float64] = (
         lora_params_per_layer(model, rank=lora_rank, targets=lora_targets)

@@ -154,6 +154,10 @@ class ParallelSpec:
     # --recompute-num-layers; torchtitan's selective-layer checkpointing recomputes every
     # other layer, 0.5).
     recompute_fraction: float = 1.0
+    # Expert parallelism: ranks of the data-parallel group the routed experts are spread over
+    # (Megatron's --expert-model-parallel-size); 0: min(experts, dp), as Megatron and
+    # DeepSpeed-MoE lay them out by default.
+    ep: int = 0
 
     @property
     def devices(self) -> int:
@@ -251,6 +255,11 @@ class EstimateRequest:
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
     efficiency: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     calibration: CalibrationSpec | None = None
+
+    @property
+    def fixed_ep(self) -> int | None:
+        """The expert-parallel degree the question fixes, if any."""
+        return self.parallelism.ep or None if self.parallelism is not None else None
 
     @property
     def servers(self) -> int:

@@ -28,6 +28,7 @@ from planner.engine.compute import (
 )
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
+    expert_ranks,
     kv_cache_bytes,
     model_flops_per_token,
     param_split,
@@ -107,12 +108,25 @@ def attention_backward_factor(req: EstimateRequest) -> float:
 
 
 def layer_time(
-    req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats
+    req: EstimateRequest,
+    hw: Hardware,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    rc: Floats,
 ) -> LayerTime:
     """Forward, backward and recompute of one layer for one micro-batch."""
     sp = req.parallelism.sequence_parallel if req.parallelism else True
     gemms, attention, elementwise = layer_forward(
-        req, hw, tokens=tokens, tp=tp, cp=cp, sequence_parallel=sp
+        req,
+        hw,
+        tokens=tokens,
+        tp=tp,
+        cp=cp,
+        ep=expert_ranks(req.model, dp, req.fixed_ep),
+        sequence_parallel=sp,
     )
     attention_bwd = attention_backward_factor(req)
     fwd = gemms + attention + elementwise
@@ -170,7 +184,7 @@ def expert_comm_s(
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
-    ep = np.minimum(m.experts, dp) if m.experts > 1 else np.ones_like(dp)
+    ep = expert_ranks(m, dp, req.fixed_ep)
     ep_bw, ep_lat = _link(req, span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
@@ -314,7 +328,7 @@ def training_step(
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
-    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
+    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc)
 
     stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
     per_micro_batch = stage.total_s
@@ -327,6 +341,7 @@ def training_step(
         method=req.method,
         lora_rank=req.lora_rank,
         lora_targets=req.lora_targets,
+        ep=req.fixed_ep,
         tp=tp,
         pp=pp,
         dp=dp,

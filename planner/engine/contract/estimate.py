@@ -315,6 +315,13 @@ class Job(Question):
             raise RequestError(
                 "parallelism.cp", _("must divide seq_len {seq_len}"), seq_len=self.seq_len
             )
+        if p.ep is not None and (model.experts % p.ep or dp % p.ep):
+            raise RequestError(
+                "parallelism.ep",
+                _("must divide the model's {experts} experts and dp {dp}"),
+                experts=model.experts,
+                dp=dp,
+            )
         mb = self.micro_batch or 1
         if self.task != "inference" and global_batch is not None and global_batch % (dp * mb):
             raise RequestError(
@@ -347,6 +354,7 @@ class Job(Question):
             recompute=self.recompute or "selective",
             sequence_parallel=p.sequence_parallel,
             recompute_fraction=float(p.recompute_fraction),
+            ep=p.ep or 0,
         )
 
 

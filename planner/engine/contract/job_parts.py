@@ -108,6 +108,11 @@ class Parallelism(Question):
     vp: Annotated[int, whole(ge=1)] = Field(
         1, description="Virtual pipeline stages per device (interleaving)"
     )
+    ep: Annotated[int, whole(ge=1)] | None = Field(
+        None,
+        description="Expert-parallel degree (MoE): data-parallel ranks the routed experts are "
+        "spread over; default min(experts, dp)",
+    )
     sequence_parallel: Flag = Field(True, description="Megatron's sequence parallelism")
     recompute_fraction: Annotated[float, number(ge=0, le=1)] = Field(
         1.0, description="Share of layers recomputed under full recompute"
