@@ -18,7 +18,7 @@ from planner.engine.shapes import (
     param_split,
     params_on_busiest_device,
     stage_layers,
-    trainable_params_on_busiest_device,
+    trainable_on_device,
 )
 from planner.engine.specs import (
     BYTES,
@@ -206,16 +206,7 @@ def _training_weights(
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
-    adapters = trainable_params_on_busiest_device(
-        model,
-        method=req.method,
-        lora_rank=req.lora_rank,
-        lora_targets=req.lora_targets,
-        ep=req.fixed_ep,
-        tp=tp,
-        pp=pp,
-        dp=dp,
-    )
+    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
     return weights + adapters * BYTES["bf16"]
 
 
@@ -308,16 +299,7 @@ def training_memory(
     )
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
-    trainable = trainable_params_on_busiest_device(
-        req.model,
-        method=req.method,
-        lora_rank=req.lora_rank,
-        lora_targets=req.lora_targets,
-        ep=req.fixed_ep,
-        tp=t,
-        pp=p,
-        dp=d,
-    )
+    trainable = trainable_on_device(req, tp=t, pp=p, dp=d)
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
     gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)

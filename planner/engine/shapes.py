@@ -180,6 +180,22 @@ def trainable_params_on_busiest_device(
     return adapters
 
 
+def trainable_on_device(
+    req: EstimateRequest, *, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """trainable_params_on_busiest_device for the request's method, adapters and experts."""
+    return trainable_params_on_busiest_device(
+        req.model,
+        method=req.method,
+        lora_rank=req.lora_rank,
+        lora_targets=req.lora_targets,
+        ep=req.fixed_ep,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+    )
+
+
 def model_flops_per_token(model: ModelSpec, seq_len: int) -> float:
     """Model FLOPs per token, forward and backward: 6 x (active body parameters + output head)
     plus 12 x layers x hidden x sequence for attention scores (PaLM, Chowdhery et al. 2022,

@@ -33,7 +33,7 @@ from planner.engine.shapes import (
     model_flops_per_token,
     param_split,
     stage_layers,
-    trainable_params_on_busiest_device,
+    trainable_on_device,
 )
 from planner.engine.specs import BYTES, GB, EstimateRequest
 from planner.engine.stack import stack_of
@@ -336,16 +336,7 @@ def training_step(
     bubble = (pp - 1) / vp * per_micro_batch
     pipeline = micro_batches * per_micro_batch + bubble
 
-    trainable = trainable_params_on_busiest_device(
-        req.model,
-        method=req.method,
-        lora_rank=req.lora_rank,
-        lora_targets=req.lora_targets,
-        ep=req.fixed_ep,
-        tp=tp,
-        pp=pp,
-        dp=dp,
-    )
+    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
     dp_exposed = exposed_data_parallel_s(
         req,
         trainable=trainable,

@@ -9,6 +9,7 @@ import numpy as np
 
 from planner.engine.compute import grouped_gemm_share
 from planner.engine.contract import RequestError
+from planner.engine.contract.items import InlineModel
 from planner.engine.estimate import estimate
 from planner.engine.memory import training_memory
 from planner.engine.specs import ModelSpec, ParallelSpec
@@ -92,15 +93,9 @@ def test_ep_is_given_back_in_the_answer_and_checked_by_the_contract():
 def test_an_ep_that_does_not_divide_the_experts_is_refused_by_name():
     error = error_of(
         model={
-            "params": 46.7e9,
-            "layers": 32,
-            "hidden": 4096,
-            "heads": 32,
-            "kv_heads": 8,
-            "ffn": 14336,
-            "vocab": 32000,
-            "experts": 8,
-            "active_experts": 2,
+            key: value
+            for key, value in dataclasses.asdict(MIXTRAL).items()
+            if key in InlineModel.model_fields and key != "name"
         },
         global_batch=64,
         parallelism={"tp": 1, "dp": 8, "ep": 3},
