@@ -42,6 +42,7 @@ from planner.engine.contract.job_parts import (
     Task,
 )
 from planner.engine.errors import gettext_noop as _
+from planner.engine.shapes import lora_params_per_layer
 from planner.engine.specs import (
     AcceleratorSpec,
     EstimateRequest,
@@ -179,6 +180,8 @@ class Job(Question):
             else (0 if task == "inference" else default_tokens)
         )
         kv_default = precision if precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
+        lora = self._lora()
+        self._check_lora_targets(model, lora["lora_targets"])
         framework, reason = self._framework(count)
         param_dtype = self.param_dtype or default_param_dtype(
             framework=framework, task=task, method=self.method
@@ -197,7 +200,7 @@ class Job(Question):
                 "seq_len micro_batch method optimizer master_weights zero_stage "
                 "recompute attention use_cache"
             ),
-            **self._lora(),
+            **lora,
             framework=framework,
             compile=bool(self.compile),
             param_dtype=param_dtype,
@@ -257,6 +260,16 @@ class Job(Question):
             )
         rank = lora.rank if self.lora is not None else (self.lora_rank or lora.rank)
         return {"lora_rank": rank, "lora_targets": tuple(lora.targets)}
+
+    def _check_lora_targets(self, model: ModelSpec, targets: tuple[str, ...]) -> None:
+        """A LoRA whose targets are all absent from the model (a gate on a GELU MLP) trains
+        nothing."""
+        if self.method != "full" and lora_params_per_layer(model, rank=1, targets=targets) == 0:
+            raise RequestError(
+                "lora.targets",
+                _("none of {targets} is a linear map of this model"),
+                targets=", ".join(targets),
+            )
 
     def _framework(self, count: int) -> tuple[str, str | None]:
         """The question's framework, checked against its task, or the default and why."""

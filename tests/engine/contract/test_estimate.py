@@ -212,3 +212,18 @@ def test_bad_lora_names_its_field(data, field, words):
     error = error_of(task="finetune", method="lora", **data)
     assert error.field == field
     assert words in error.message
+
+
+def test_a_lora_on_maps_the_model_lacks_is_refused():
+    gelu = {
+        "params": 125e6,
+        "layers": 12,
+        "hidden": 768,
+        "heads": 12,
+        "ffn": 3072,
+        "vocab": 50257,
+        "gated_mlp": False,
+    }
+    error = error_of(task="finetune", method="lora", model=gelu, lora={"targets": ["gate"]})
+    assert error.field == "lora.targets"
+    assert parse(task="finetune", method="lora", model=gelu, lora={"targets": ["gate", "up"]})
