@@ -7,9 +7,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from planner.engine.memory import inference_memory, rounded_gib
+from planner.engine.memory import inference_memory, rounded_gib, usable_memory_gib
 from planner.engine.messages import Message, message
-from planner.engine.parallel import candidate_layouts, evaluate, smallest_fitting_tp
+from planner.engine.parallel import candidate_layouts, evaluate, serving_tp
 from planner.engine.specs import EstimateRequest
 
 TWICE_THE_DEVICES = message("fit.option.twice_the_devices")
@@ -75,8 +75,8 @@ def fits(req: EstimateRequest) -> bool:
     """Whether some layout fits: for serving the one `estimate` picks, compared in GiB as the
     answer reports it; for training any layout of the search."""
     if req.task == "inference":
-        total = inference_memory(req, tp=smallest_fitting_tp(req))["total"]
-        return rounded_gib(total) <= req.accelerator.memory_gib
+        total = inference_memory(req, tp=serving_tp(req)[0])["total"]
+        return rounded_gib(total) <= usable_memory_gib(req.accelerator)
     layouts = candidate_layouts(req)
     return len(layouts) > 0 and bool(evaluate(req, layouts).fits.any())
 

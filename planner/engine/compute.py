@@ -4,6 +4,7 @@ operations. Vectorised: token counts and parallel degrees may be numpy arrays of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy.typing as npt
 
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
+from planner.engine.shapes import COLUMN_PARALLEL_TARGETS, MLP_TARGETS, lora_target_shapes
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
 from planner.engine.stack import stack_of
 
@@ -19,6 +21,18 @@ FP8_CAST_PASSES = 6
 # Where a card lacks a format, the 16-bit units do the work (V100 and Ascend 310P run int4
 # weight-only inference on fp16); fp32 is the last resort.
 FALLBACK_PRECISIONS = ("bf16", "fp16", "fp32")
+# Fused 4-bit kernels unpack a weight, convert it and apply its group scale in about two
+# instructions per weight (Marlin converts pairs with one lop3 and one half2 FMA), once per
+# tile of up to 64 tokens (Marlin's largest thread-block tile, 4 x 16 rows).
+DEQUANT_INSTRUCTIONS_PER_WEIGHT = 2.0
+DEQUANT_TILE_TOKENS = 64
+# Grouped expert GEMMs (grouped_gemm_share): share = 0.287 x (GFLOP per group)^0.241.
+GROUPED_GEMM_SHARE_AT_1_GFLOP = 0.287
+GROUPED_GEMM_EXPONENT = 0.241
+# The router's softmax and top-k pass over the token-by-expert scores about three times in
+# fp32; dispatch and combine read and write each routed copy of the hidden state twice.
+ROUTER_PASSES = 3
+PERMUTE_PASSES = 4
 # Norms, residual adds, activation and casts: about 12 passes over the hidden state and 3 over
 # the MLP's intermediate tensors per layer forward.
 HIDDEN_PASSES = 12
@@ -213,6 +227,7 @@ def layer_forward(
     tokens: npt.ArrayLike,
     tp: npt.ArrayLike,
     cp: npt.ArrayLike,
+    ep: npt.ArrayLike = 1,
     sequence_parallel: bool = True,
 ) -> tuple[Roofline, Roofline, Roofline]:
     """One transformer layer's forward pass on one device: (GEMMs, attention core,
@@ -221,16 +236,110 @@ def layer_forward(
     t = np.asarray(tp, dtype=float)
     T = np.asarray(tokens, dtype=float)
     h, f = m.hidden, m.ffn
-    k = m.active_experts if m.experts > 1 else 1
     up = m.mlp_matrices - 1
-    gemms = (
-        hw.gemm(T, h, (h + 2 * m.kv_dim) / t)
-        + hw.gemm(T, h / t, h)
-        + hw.gemm(T * k, h, up * f / t)
-        + hw.gemm(T * k, f / t, h)
-    )
+    gemms = hw.gemm(T, h, (h + 2 * m.kv_dim) / t) + hw.gemm(T, h / t, h)
+    if m.experts > 1:
+        gemms = gemms + expert_forward(req, hw, tokens=T, tp=t, ep=ep)
+    else:
+        gemms = gemms + hw.gemm(T, h, up * f / t) + hw.gemm(T, f / t, h)
     attention = attention_forward(req, hw, tokens=tokens, tp=tp, cp=cp)
     elementwise = elementwise_forward(
         req, hw, tokens=tokens, tp=tp, sequence_parallel=sequence_parallel
     )
     return gemms, attention, elementwise
+
+
+def grouped_gemm_share(flops_per_group: npt.ArrayLike) -> Floats:
+    """Share of a dense GEMM's rate that a grouped GEMM over many experts keeps, by the work in
+    one group (one expert's GEMM): small groups leave tiles part-empty and the kernel's
+    scheduling over groups costs per group. A power law set on the H200 MoE layer
+    measurements at 16,384 tokens (planner/validation/measurements/h200-2026-12-03/moe.json,
+    torch._grouped_mm, routing and permutation counted apart): Qwen3-30B-A3B's 128 experts of
+    768 (3.2 GFLOP per group) at 0.38 of the dense rate, GPT-OSS-20B's 32 experts of 2,880
+    (34 GFLOP) at 0.67; the same shapes at 4,096 tokens (0.8 and 8.5 GFLOP, measured 0.29
+    and 0.52) come out 6-7 % low."""
+    gflop = np.maximum(np.asarray(flops_per_group, dtype=float) / 1e9, 1e-6)
+    share: Floats = np.minimum(GROUPED_GEMM_SHARE_AT_1_GFLOP * gflop**GROUPED_GEMM_EXPONENT, 1.0)
+    return share
+
+
+def expert_forward(
+    req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats, ep: npt.ArrayLike
+) -> Roofline:
+    """A MoE layer's experts on one device: the router, then each token's hidden state sent to
+    its `active_experts` experts and their outputs combined back (a gather and a weighted
+    scatter, bandwidth-bound), and the experts' GEMMs grouped, each expert taking its share of
+    the routed tokens. Expert parallelism over `ep` ranks leaves experts / ep experts here,
+    each seeing ep times the tokens (balanced routing)."""
+    m = req.model
+    h, f = m.hidden, m.ffn
+    k = m.active_experts
+    up = m.mlp_matrices - 1
+    e = np.asarray(ep, dtype=float)
+    local_experts = np.maximum(m.experts / e, 1.0)
+    per_expert = tokens * k / local_experts
+    router = hw.gemm(tokens, h, m.experts) + streaming(
+        ROUTER_PASSES * tokens * m.experts * BYTES["fp32"], bw=hw.bw
+    )
+    permute = streaming(PERMUTE_PASSES * tokens * k * h * BYTES["bf16"], bw=hw.bw)
+    share = grouped_gemm_share(2 * per_expert * h * f / tp)
+    experts = (hw.gemm(per_expert, h, up * f / tp) + hw.gemm(per_expert, f / tp, h)).scale(
+        local_experts / share
+    )
+    shared = Roofline(np.zeros_like(tokens), np.zeros_like(tokens))
+    if m.shared_ffn:
+        shared = hw.gemm(tokens, h, up * m.shared_ffn / tp) + hw.gemm(tokens, m.shared_ffn / tp, h)
+    return router + permute + experts + shared
+
+
+def adapter_forward(
+    req: EstimateRequest, hw: Hardware, *, tokens: npt.ArrayLike, tp: npt.ArrayLike
+) -> Roofline:
+    """LoRA's adapters of one layer, forward: x A then (x A) B for every adapted map, as the
+    skinny GEMMs they are (the rank is their small dimension, so they run far below the
+    tensor peak). Tensor parallelism splits B of column-parallel maps and A of row-parallel
+    ones, as it splits their base weights."""
+    m = req.model
+    t = np.asarray(tp, dtype=float)
+    T = np.asarray(tokens, dtype=float)
+    r = req.lora_rank
+    k = m.active_experts if m.experts > 1 else 1
+    total = Roofline(np.zeros_like(T * t), np.zeros_like(T * t))
+    for target, (n_in, n_out, _copies) in lora_target_shapes(m).items():
+        if target not in req.lora_targets:
+            continue
+        rows = T * k if target in MLP_TARGETS else T
+        split_out = target in COLUMN_PARALLEL_TARGETS
+        a_in = n_in if split_out else n_in / t
+        b_out = n_out / t if split_out else n_out
+        total = total + hw.gemm(rows, a_in, r) + hw.gemm(rows, r, b_out)
+    return total
+
+
+def weight_only_dequant_s(
+    req: EstimateRequest, *, weight_bytes: float, tokens: float, fused: bool, bw: float
+) -> tuple[float, float]:
+    """4-bit weight-only inference: the weights are stored in 4 bits and multiplied in 16, so
+    every use dequantises them. Returns (seconds the dequantisation takes on the CUDA cores,
+    overlapping the weight stream in a fused kernel; seconds of extra memory traffic a stack
+    that dequantises to a 16-bit copy first adds in series).
+
+    Fused kernels (Marlin, Machete, TensorRT-LLM's) unpack and scale each weight in registers
+    once per tile of up to DEQUANT_TILE_TOKENS tokens, beside the tensor-core work; Marlin
+    keeps the ideal 3.87x of a 4-bit stream over 16 bits up to 16-32 tokens and falls behind
+    beyond, where the unpacking competes with the math (github.com/IST-DASLab/marlin, README
+    "Techniques" and "Benchmarks"). bitsandbytes, which Hugging Face's 4-bit models run on,
+    calls a fused kernel only for one token (gemv_4bit) and otherwise writes a dequantised
+    16-bit copy of the weight and reads it back for a 16-bit GEMM (bitsandbytes
+    autograd/_functions.py, matmul_4bit and MatMul4Bit)."""
+    weights = weight_bytes / BYTES["int4"]
+    if req.precision != "int4" or weights <= 0:
+        return 0.0, 0.0
+    if fused or tokens <= 1:
+        tiles = math.ceil(tokens / DEQUANT_TILE_TOKENS)
+        core_rate = (req.accelerator.peak_tflops("fp32") or 0.0) * 1e12 / 2  # FMA = 2 FLOPs
+        if core_rate <= 0:
+            return 0.0, 0.0
+        return weights * DEQUANT_INSTRUCTIONS_PER_WEIGHT * tiles / core_rate, 0.0
+    copies = weights * 2 * BYTES["bf16"]  # write the 16-bit copy, read it for the GEMM
+    return 0.0, copies / bw

@@ -8,7 +8,7 @@ import math
 
 from planner.engine import efficiency as eff
 from planner.engine.messages import Message, message
-from planner.engine.shapes import lora_params_per_layer
+from planner.engine.shapes import lora_params
 from planner.engine.specs import BYTES, EstimateRequest
 
 # A checkpoint holds bf16 weights plus fp32 master weights and two Adam moments: 14 bytes per
@@ -24,8 +24,7 @@ def fault_factor(req: EstimateRequest) -> tuple[float, Message]:
     rel = req.reliability
     trainable_bytes = req.model.params * CHECKPOINT_BYTES_PER_PARAM
     if req.method != "full":
-        adapters = lora_params_per_layer(req.model, rank=req.lora_rank) * req.model.layers
-        trainable_bytes = adapters * LORA_CHECKPOINT_BYTES_PER_PARAM
+        trainable_bytes = lora_params(req) * LORA_CHECKPOINT_BYTES_PER_PARAM
     checkpoint_s = trainable_bytes / (req.checkpoint_gb_s * 1e9)
     value, mtbf, interval = eff.fault_efficiency(
         devices=req.count,

@@ -70,5 +70,8 @@ def fault_efficiency(
         return 1.0, math.inf, math.inf
     mtbf = 1 / rate_per_s
     interval = young_daly_interval_s(checkpoint_s, mtbf)
+    if interval <= 0:
+        # Nothing to save (no trainable state): only the restarts cost time.
+        return max(0.05, 1 - restart_s / mtbf), mtbf, interval
     waste = checkpoint_s / interval + interval / (2 * mtbf) + restart_s / mtbf
     return max(0.05, 1 - waste), mtbf, interval

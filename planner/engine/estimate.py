@@ -13,17 +13,17 @@ from planner.engine.advice import does_not_fit
 from planner.engine.batch import batch_answer, searched_batches
 from planner.engine.compute import dense_peak
 from planner.engine.derating import thermal_and_fault
-from planner.engine.memory import Bytes, inference_memory, rounded_gib
+from planner.engine.memory import Bytes, inference_memory, rounded_gib, usable_memory_gib
 from planner.engine.messages import Message, message, plain
 from planner.engine.parallel import (
     SearchResult,
     candidate_layouts,
     evaluate,
     fixed_layout,
-    smallest_fitting_tp,
+    serving_tp,
 )
 from planner.engine.replica import kv_bound
-from planner.engine.shapes import model_flops_per_token
+from planner.engine.shapes import expert_ranks, model_flops_per_token
 from planner.engine.specs import ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.stack import stack_note
 from planner.engine.step import InferenceTime, inference_time
@@ -35,6 +35,9 @@ Section: TypeAlias = dict[str, Any]
 DAY_S = 86_400.0
 # A decode step that spends more than this share on the scale-up link is bound by the link.
 LINK_BOUND_SHARE = 0.3
+# A tensor-parallel group the question fixes is called a poor choice when the engine's own
+# serves more than this many times its tokens per second on the same devices.
+GIVEN_TP_SLACK = 1.05
 
 
 @dataclass(frozen=True)
@@ -142,13 +145,14 @@ def _throughput(
     }
 
 
-def _parallelism(spec: ParallelSpec) -> Section:
+def _parallelism(spec: ParallelSpec, *, ep: int = 1) -> Section:
     return {
         "tp": spec.tp,
         "pp": spec.pp,
         "dp": spec.dp,
         "cp": spec.cp,
         "vp": spec.vp,
+        "ep": ep,
         "micro_batch": spec.micro_batch,
         "zero_stage": spec.zero_stage,
         "recompute": spec.recompute,
@@ -182,6 +186,7 @@ def _training_search(req: EstimateRequest) -> tuple[SearchResult, ParallelSpec]:
         result.best,
         sequence_parallel=req.parallelism.sequence_parallel,
         recompute_fraction=req.parallelism.recompute_fraction,
+        ep=req.parallelism.ep,
     )
 
 
@@ -262,11 +267,11 @@ def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         flops_token *= 2 / 3  # no weight gradients for frozen weights
     # Failures and checkpoints stretch wall time, not the steady throughput.
     seconds = req.tokens / max(tokens_per_s * final["eta_fault"], 1e-12)
-    memory = _memory_dict(result.memory, result.best, req.accelerator.memory_gib)
+    memory = _memory_dict(result.memory, result.best, usable_memory_gib(req.accelerator))
     micro_batches = result.pick(result.step.micro_batches)
     return Estimate(
         memory=memory,
-        parallelism=_parallelism(spec),
+        parallelism=_parallelism(spec, ep=int(expert_ranks(req.model, spec.dp, spec.ep or None))),
         throughput=_throughput(
             tokens_per_s,
             devices=req.count,
@@ -341,10 +346,38 @@ def _inference_bottleneck(timing: InferenceTime, memory: Section) -> Message:
     return bottleneck("memory bandwidth" if bound else "compute")
 
 
+def _decode_tokens_per_s(req: EstimateRequest, tp: int) -> float:
+    """Every replica's decode tokens per second together, with groups of `tp` devices."""
+    return req.inference.batch / inference_time(req, tp=tp).decode_step_s * (req.count // tp)
+
+
+def _given_tp_notes(req: EstimateRequest, tp: int, engine_tp: int | None) -> list[Message]:
+    """Why a tensor-parallel group the question fixed is a poor choice, when it is: it spans
+    servers, or another group would serve more tokens per second on the same devices."""
+    if engine_tp is None:
+        return []
+    notes: list[Message] = []
+    if tp > req.per_node:
+        notes.append(message("inference.tp_spans_servers", tp=tp, per_node=req.per_node))
+    if engine_tp != tp:
+        given, better = _decode_tokens_per_s(req, tp), _decode_tokens_per_s(req, engine_tp)
+        if better > GIVEN_TP_SLACK * given:
+            notes.append(
+                message(
+                    "inference.tp_poor_choice",
+                    tp=tp,
+                    tokens_per_s=given,
+                    better_tp=engine_tp,
+                    better_tokens_per_s=better,
+                )
+            )
+    return notes
+
+
 def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     inf = req.inference
-    tp = smallest_fitting_tp(req)
-    replicas = req.count // tp
+    tp, engine_tp = serving_tp(req)
+    replicas = max(req.count // tp, 1)
     timing = inference_time(req, tp=tp)
     factors, notes = thermal_and_fault(req)
     computed = {**_inference_etas(timing), **factors}
@@ -353,9 +386,9 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
     ttft = timing.prefill_s / scale
     decode_tps = inf.batch / tpot * replicas
     prefill_tps = inf.batch * inf.prompt_len / ttft * replicas
-    mem = _memory_dict(inference_memory(req, tp=tp), None, req.accelerator.memory_gib)
+    mem = _memory_dict(inference_memory(req, tp=tp), None, usable_memory_gib(req.accelerator))
     seconds = ttft + inf.output_len * tpot
-    warnings: list[Message] = list(override_notes)
+    warnings: list[Message] = [*_given_tp_notes(req, tp, engine_tp), *override_notes]
     if not mem["fits"] and suggest:
         warnings.insert(0, does_not_fit(req, mem))
     return Estimate(
@@ -395,7 +428,7 @@ def _inference(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
         search={
             "evaluated": tp.bit_length(),
             "feasible": 1 if mem["fits"] else 0,
-            "searched": True,
+            "searched": engine_tp is None,
         },
     )
 

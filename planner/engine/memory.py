@@ -18,9 +18,16 @@ from planner.engine.shapes import (
     param_split,
     params_on_busiest_device,
     stage_layers,
-    trainable_params_on_busiest_device,
+    trainable_on_device,
 )
-from planner.engine.specs import BYTES, GIB, EstimateRequest, ModelSpec, Recompute
+from planner.engine.specs import (
+    BYTES,
+    GIB,
+    AcceleratorSpec,
+    EstimateRequest,
+    ModelSpec,
+    Recompute,
+)
 from planner.engine.stack import stack_of
 
 RECOMPUTE_CODE: dict[Recompute, int] = {"none": 0, "selective": 1, "full": 2}
@@ -33,6 +40,24 @@ Bytes: TypeAlias = float | Floats
 # the stack's (planner.engine.stack).
 CONTEXT_BYTES = 0.75 * GIB
 NCCL_BYTES = 0.5 * GIB
+# CUDA does not hand a program all the memory the datasheet states: the driver and firmware
+# keep a share. One H200 SXM (141 GB on the datasheet, 143,771 MiB in nvidia-smi) shows 139.80
+# GiB to CUDA (torch.cuda.get_device_properties().total_memory, and the "total capacity" of
+# its out-of-memory message; planner/validation/measurements/h200-2026-12-03/train.json);
+# 80 GB A100 and H100 cards report 79.15-79.25 GiB in PyTorch's out-of-memory messages, an
+# RTX 4090 (24 GB) 23.68 GiB (github.com/zai-org/CogVideo issue 36). The catalog keeps the
+# datasheet figure; whether a job fits is judged against this share of it.
+CUDA_VISIBLE_SHARE = 0.99
+# Under autocast with fp32 parameters each GEMM weight is cast to 16 bits once per forward
+# and the cast is kept for backward (torch.autocast's weight-cast cache): 2 bytes per weight.
+AUTOCAST_COPY_BYTES = 2.0
+# Hugging Face's training-forward KV cache copies each layer's keys, made fp32 by the rotary
+# embedding's fp32 tables (the residual stream is fp32 under autocast with fp32 parameters),
+# and its values, bf16 out of the projection: 4 + 2 bytes per key-value element. The H200
+# rows with the cache (HT4-HT7) hold 0.70 GiB per 2,048-token sequence of the 1.5B more than
+# those without (HT14-HT16); this count gives 0.61.
+TRAINING_KV_CACHE_BYTES = 4.0 + 2.0
+DEEPSPEED_BUCKET_ELEMENTS = 5e8
 
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
 # keeps the two moments in one byte each (Dettmers et al. 2022).
@@ -56,6 +81,16 @@ def master_weight_bytes(master_weights: str, weight_bytes: float) -> float:
 def inference_weight_bytes(precision: str) -> float:
     """Bytes per served weight: fp32 and tf32 store 4, the rest their own width."""
     return 4.0 if precision in ("fp32", "tf32") else BYTES.get(precision, 2.0)
+
+
+def usable_memory_bytes(acc: AcceleratorSpec) -> float:
+    """The memory CUDA exposes on a card: CUDA_VISIBLE_SHARE of its datasheet capacity."""
+    return acc.memory_gib * GIB * CUDA_VISIBLE_SHARE
+
+
+def usable_memory_gib(acc: AcceleratorSpec) -> float:
+    """usable_memory_bytes in GiB, rounded as the answer reports memory."""
+    return rounded_gib(usable_memory_bytes(acc))
 
 
 def rounded_gib(x: Bytes | np.floating) -> float:
@@ -94,8 +129,7 @@ def activation_bytes_per_layer(
     experts = model.active_experts if model.experts > 1 else 1
     mlp = 2 * sbh + experts * (2 * up_outputs + 2) * s * b * f + (sbh if materialized else 0)
     norms = 4 * sbh
-    # LoRA and QLoRA keep the same activations: frozen layers still need their inputs to pass
-    # gradients back to earlier adapters; the rank-sized adapter outputs are negligible.
+    # LoRA and QLoRA: see frozen_input_bytes_per_layer for what a frozen map need not keep.
     full_layer = (attn + scores + mlp + norms) / t
     rc = np.asarray(recompute_code)
     selective = full_layer - np.where(materialized, scores / t, 0.0)
@@ -104,26 +138,75 @@ def activation_bytes_per_layer(
     return per_layer
 
 
+def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> tuple[Floats, Floats]:
+    """Buffers sharded data parallelism keeps beside the states, per device: (for weights, for
+    gradients).
+
+    ZeRO-3 and FSDP gather each layer's 16-bit weights before using it and prefetch the next
+    one while it runs, so two layers' gathered weights are resident in forward and again in
+    backward; backward also holds each layer's unsharded gradients (in the fp32 reduce dtype)
+    until their reduce-scatter, which overlaps the next layer's backward: two layers' worth
+    (PyTorch FSDP, Zhao et al. 2023, arXiv 2304.11277, section 3.3 and figure 4: prefetching
+    and the rate limiter hold at most two all-gathers in flight). DeepSpeed's ZeRO-1 and -2
+    keep a reduce bucket and an all-gather bucket of 5e8 elements each in 16 bits (its
+    reduce_bucket_size and allgather_bucket_size defaults)."""
+    layer = param_split(req.model).per_layer / tp if req.method == "full" else 0.0
+    gather_bytes = BYTES["fp32"] if req.precision in ("fp32", "tf32") else BYTES["bf16"]
+    bucket = (
+        DEEPSPEED_BUCKET_ELEMENTS * BYTES["bf16"] if stack_of(req).framework == "deepspeed" else 0.0
+    )
+    gathered: Floats = np.where(
+        zero >= 3, 2 * layer * gather_bytes, np.where(zero >= 1, bucket, 0.0)
+    )
+    reducing: Floats = np.where(
+        zero >= 3, 2 * layer * BYTES["fp32"], np.where(zero >= 1, bucket, 0.0)
+    )
+    return gathered, reducing
+
+
+def frozen_input_bytes_per_layer(
+    req: EstimateRequest, *, seq_len: npt.ArrayLike, micro_batch: npt.ArrayLike
+) -> Floats:
+    """LoRA and QLoRA, per layer and micro-batch (2-byte values, before tensor parallelism):
+    the activations the layer keeps no more, less what its adapters add.
+
+    A frozen map needs no weight gradient, so its input is saved only where an adapter reads
+    it (the gradient of A is its input times the gradient of A's output); passing gradients
+    back to earlier layers needs the weights, not the inputs. The inputs of the QKV, output,
+    gate/up and down projections are Korthikanti et al.'s 2sbh, 2sbh, 2sbh and 2sbf (times
+    the routed experts a token visits). Each adapter keeps its rank-wide middle, 2sbr."""
+    m = req.model
+    sb = np.asarray(seq_len, dtype=float) * np.asarray(micro_batch, dtype=float)
+    experts = m.active_experts if m.experts > 1 else 1
+    targets = set(req.lora_targets)
+    dropped = 0.0
+    if not targets & {"q", "k", "v"}:
+        dropped += 2 * m.hidden
+    if "o" not in targets:
+        dropped += 2 * m.q_dim
+    if not targets & {"gate", "up"}:
+        dropped += 2 * m.hidden
+    if "down" not in targets:
+        dropped += 2 * experts * m.ffn
+    added = 2 * req.lora_rank * len(targets)
+    out: Floats = sb * (dropped - added)
+    return out
+
+
 def _training_weights(
     req: EstimateRequest, *, tp: Floats, pp: Floats, dp: Floats, zero: Floats, weight_bytes: float
 ) -> Floats:
     """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
-    p_local = params_on_busiest_device(model, tp, pp, dp)
+    p_local = params_on_busiest_device(model, tp, pp, dp, req.fixed_ep)
     if req.method == "full":
         weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
-        # ZeRO-3 materialises about two layers' weights at a time (current and prefetched).
-        gathered: Floats = np.where(
-            zero >= 3, 2 * param_split(model).per_layer / tp * weight_bytes, 0
-        )
-        return weights + gathered
+        return weights
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
-    adapters = trainable_params_on_busiest_device(
-        model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
-    )
+    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
     return weights + adapters * BYTES["bf16"]
 
 
@@ -158,6 +241,11 @@ def _training_activations(
         )
 
     per_layer = per_layer_bytes(rc)
+    if req.method != "full":
+        frozen = act_scale * frozen_input_bytes_per_layer(
+            req, seq_len=req.seq_len / cp, micro_batch=mb
+        )
+        per_layer = per_layer - np.where(rc == 2, 0.0, frozen / tp)
     micro_batches = np.maximum(global_batch // np.maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
@@ -171,6 +259,19 @@ def _training_activations(
     # fused stacks, more in eager ones (planner.engine.stack.Kernels.logit_bytes).
     tokens = req.seq_len / cp * mb
     logits: Floats = tokens * model.vocab / tp * stack_of(req).kernels.logit_bytes
+    # Hugging Face's training forward keeps its KV cache until the loss is taken; gradient
+    # checkpointing turns it off (transformers' GradientCheckpointingLayer).
+    if stack_of(req).training_kv_cache:
+        cache = (
+            stage_layers(model.layers, pp).first
+            * req.seq_len
+            / cp
+            * mb
+            * model.kv_dim
+            / np.minimum(tp, model.kv_heads)
+            * TRAINING_KV_CACHE_BYTES
+        )
+        activations = activations + np.where(rc == 2, 0.0, cache)
     # Without recompute the logits come on top of every layer's activations. Under full
     # recompute the loss's buffers are freed before the first layer is rebuilt, so the peak
     # is the larger of the two on top of the checkpoints.
@@ -198,9 +299,7 @@ def training_memory(
     )
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
-    trainable = trainable_params_on_busiest_device(
-        req.model, method=req.method, lora_rank=req.lora_rank, tp=t, pp=p, dp=d
-    )
+    trainable = trainable_on_device(req, tp=t, pp=p, dp=d)
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
     gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
@@ -212,8 +311,31 @@ def training_memory(
     activations = _training_activations(
         req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
     )
+    stack = stack_of(req)
+    if req.method == "full" and req.param_dtype == "fp32" and req.precision in ("bf16", "fp16"):
+        # Autocast's 16-bit copies of the weights the GEMMs use (all but the input embedding),
+        # saved for backward as activations are. Sharded (ZeRO-3, FSDP) stacks gather 16-bit
+        # weights instead (FSDP's MixedPrecisionPolicy, torchtitan's default): no copies.
+        embedding = param_split(req.model).embedding_one / t
+        activations = activations + np.where(
+            zero >= 3,
+            0.0,
+            np.maximum(params_on_busiest_device(req.model, t, p, d, req.fixed_ep) - embedding, 0)
+            * AUTOCAST_COPY_BYTES,
+        )
+    # Gathered weights count with the weights, gradient buffers with the gradients.
+    gathered, grad_buffers = sharding_buffers(req, tp=t, zero=zero)
+    weights = weights + gathered
+    gradients = gradients + grad_buffers
+    if not stack.gradients_between_steps:
+        # Gradients freed after each step come back only as backward frees the activations:
+        # the peak is the end of forward (activations, no gradients) or the end of backward
+        # (gradients, no activations), whichever holds more; each part as held then.
+        forward_peak = activations >= gradients
+        activations = np.where(forward_peak, activations, 0.0)
+        gradients = np.where(forward_peak, 0.0, gradients)
     subtotal = weights + gradients + optimizer + activations
-    reserve = stack_of(req).allocator_reserve
+    reserve = stack.allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
     return {
         "weights": weights,

@@ -14,9 +14,14 @@ import numpy.typing as npt
 
 from planner.engine.arrays import Floats
 from planner.engine.batch import searched_batches
-from planner.engine.memory import RECOMPUTE_CODE, inference_memory, training_memory
+from planner.engine.memory import (
+    RECOMPUTE_CODE,
+    inference_memory,
+    training_memory,
+    usable_memory_bytes,
+)
 from planner.engine.shapes import stage_layers
-from planner.engine.specs import GIB, EstimateRequest, ModelSpec, ParallelSpec, Recompute
+from planner.engine.specs import EstimateRequest, ModelSpec, ParallelSpec, Recompute
 from planner.engine.step import StepTime, training_step
 
 Ints: TypeAlias = npt.NDArray[np.int64]
@@ -83,7 +88,12 @@ class Layouts:
         return Layouts(**kept, largest=np.arange(int(keep.sum()), dtype=np.int64))
 
     def spec(
-        self, i: int, *, sequence_parallel: bool = True, recompute_fraction: float = 1.0
+        self,
+        i: int,
+        *,
+        sequence_parallel: bool = True,
+        recompute_fraction: float = 1.0,
+        ep: int = 0,
     ) -> ParallelSpec:
         return ParallelSpec(
             tp=int(self.tp[i]),
@@ -96,6 +106,7 @@ class Layouts:
             recompute=RECOMPUTE_NAMES[int(self.recompute_code[i])],
             sequence_parallel=sequence_parallel,
             recompute_fraction=recompute_fraction,
+            ep=ep,
         )
 
 
@@ -221,7 +232,7 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     batch than the largest that layout divides needs no more memory and is no faster per
     sequence, so it could win only where that one does not fit."""
     memory = training_memory(req, **layouts.kwargs())
-    fits = memory["total"] <= req.accelerator.memory_gib * GIB
+    fits = memory["total"] <= usable_memory_bytes(req.accelerator)
     largest = layouts.largest == np.arange(len(layouts))
     could_win = fits & (largest | ~fits[layouts.largest])
     timed = could_win if could_win.any() else np.arange(len(layouts)) == np.argmin(memory["total"])
@@ -249,6 +260,16 @@ def smallest_fitting_tp(req: EstimateRequest) -> int:
         if t <= min(req.count, req.per_node) and req.model.heads % t == 0
     ]
     for t in options:
-        if inference_memory(req, tp=t)["total"] <= req.accelerator.memory_gib * GIB:
+        if inference_memory(req, tp=t)["total"] <= usable_memory_bytes(req.accelerator):
             return t
     return options[-1]
+
+
+def serving_tp(req: EstimateRequest) -> tuple[int, int | None]:
+    """The tensor-parallel group a serving answer is for: the question's when it fixes one,
+    else the smallest whose shard fits; and, when the question fixed it, that engine choice
+    to compare it with."""
+    chosen = smallest_fitting_tp(req)
+    if req.parallelism is None:
+        return chosen, None
+    return req.parallelism.tp, chosen

@@ -9,8 +9,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine.memory import inference_memory
-from planner.engine.parallel import smallest_fitting_tp
+from planner.engine.memory import inference_memory, usable_memory_bytes
+from planner.engine.parallel import serving_tp
 from planner.engine.shapes import kv_cache_bytes
 from planner.engine.specs import GIB, EstimateRequest
 from planner.engine.step import InferenceTime, inference_time
@@ -50,8 +50,9 @@ class StepModel:
 
 
 def engine_tp(request: EstimateRequest) -> int:
-    """The tensor-parallel group `estimate` serves with: the smallest whose shard fits."""
-    return smallest_fitting_tp(request)
+    """The tensor-parallel group `estimate` serves with: the question's, else the smallest
+    whose shard fits."""
+    return serving_tp(request)[0]
 
 
 def _at(request: EstimateRequest, *, batch: int, prompt: int, tp: int) -> InferenceTime:
@@ -101,7 +102,7 @@ def _kv_free_bytes(request: EstimateRequest, tp: int) -> float:
     prefill, the CUDA context, NCCL buffers and the allocator's fragmentation reserve."""
     memory = inference_memory(request, tp=tp)
     other = float(memory["total"]) - float(memory["kv_cache"])
-    return request.accelerator.memory_gib * GIB - other
+    return usable_memory_bytes(request.accelerator) - other
 
 
 def kv_budget_tokens_from_engine(request: EstimateRequest, *, tp: int | None = None) -> int:

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from planner.engine.specs import BYTES, ModelSpec
+from planner.engine.arrays import Floats
+from planner.engine.specs import BYTES, LORA_TARGETS, EstimateRequest, ModelSpec
 
-# LoRA adapters on every linear layer of attention and MLP (the QLoRA paper's recipe): Q, K, V,
-# O, gate, up and down.
-LORA_TARGETS_PER_LAYER = 7
+# Targets whose base map is split by output columns under tensor parallelism (their LoRA B
+# splits with them); the others are split by input rows (their A splits).
+COLUMN_PARALLEL_TARGETS = ("q", "k", "v", "gate", "up")
+MLP_TARGETS = ("gate", "up", "down")
 
 
 @dataclass(frozen=True)
@@ -66,17 +68,33 @@ def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
     return StageLayers(most=most, first=first, last=last)
 
 
+def expert_ranks(model: ModelSpec, dp: npt.ArrayLike, ep: int | None = None) -> Floats:
+    """Ranks the routed experts are spread over: the question's `ep`, else as many of the
+    data-parallel ranks as there are experts (1 for a dense model)."""
+    d = np.asarray(dp, dtype=np.float64)
+    if model.experts <= 1:
+        return np.ones_like(d)
+    if ep:
+        return np.full_like(d, float(ep))
+    out: Floats = np.minimum(float(model.experts), d)
+    return out
+
+
 def params_on_busiest_device(
-    model: ModelSpec, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+    model: ModelSpec,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    ep: int | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters held by the device with the most: the first stage (with the embedding), the
     last (with an untied output head) or a full one in between (see stage_layers), whose
-    layers are split by tensor parallelism and routed experts by expert parallelism (EP up to
-    the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
+    layers are split by tensor parallelism and routed experts by expert parallelism (`ep`, or
+    up to the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
     split = param_split(model)
     t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
-    ep = np.minimum(model.experts, d) if model.experts > 1 else 1.0
-    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ep)
+    ranks = expert_ranks(model, d, ep)
+    layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ranks)
     stages = stage_layers(model.layers, p)
     staged = np.maximum(
         np.maximum(
@@ -91,11 +109,51 @@ def params_on_busiest_device(
     return busiest
 
 
-def lora_params_per_layer(model: ModelSpec, *, rank: int) -> int:
-    """LoRA's trainable parameters in one layer: each adapted matrix gains A (hidden x rank)
-    and B (rank x hidden), 2 x rank x hidden (Hu et al. 2021), taking every target's sides as
-    the hidden size."""
-    return LORA_TARGETS_PER_LAYER * rank * 2 * model.hidden
+def lora_target_shapes(model: ModelSpec) -> dict[str, tuple[int, int, float]]:
+    """Each adaptable linear map as (inputs, outputs, copies per layer): MLP maps exist once
+    per routed expert, and again in the shared experts; a GELU MLP has no gate."""
+    h, f = model.hidden, model.ffn
+    experts = float(model.experts)
+    shapes = {
+        "q": (h, model.q_dim, 1.0),
+        "k": (h, model.kv_dim, 1.0),
+        "v": (h, model.kv_dim, 1.0),
+        "o": (model.q_dim, h, 1.0),
+        "up": (h, f, experts),
+        "down": (f, h, experts),
+    }
+    if model.gated_mlp:
+        shapes["gate"] = (h, f, experts)
+    return shapes
+
+
+def lora_params_per_layer(
+    model: ModelSpec, *, rank: int, targets: tuple[str, ...] = LORA_TARGETS
+) -> float:
+    """LoRA's trainable parameters in one layer: each adapted map W (n_in x n_out) gains A
+    (n_in x rank) and B (rank x n_out) (Hu et al. 2021). PEFT reports 39,976,960 trainable
+    parameters for Llama-2-7B at rank 16 on all seven maps, and 4,194,304 at rank 8 on q and v
+    (its print_trainable_parameters)."""
+    shapes = lora_target_shapes(model)
+    n_in, n_out, copies = 0, 1, 2
+    total = 0.0
+    for target in targets:
+        if target in shapes:
+            shape = shapes[target]
+            total += rank * (shape[n_in] + shape[n_out]) * shape[copies]
+    if model.shared_ffn:
+        total += (
+            rank
+            * (model.hidden + model.shared_ffn)
+            * sum(1 for t in targets if t in MLP_TARGETS and t in shapes)
+        )
+    return total
+
+
+def lora_params(req: EstimateRequest) -> float:
+    """Every adapter parameter of the request's model."""
+    per_layer = lora_params_per_layer(req.model, rank=req.lora_rank, targets=req.lora_targets)
+    return per_layer * req.model.layers
 
 
 def trainable_params_on_busiest_device(
@@ -106,16 +164,36 @@ def trainable_params_on_busiest_device(
     tp: npt.ArrayLike,
     pp: npt.ArrayLike,
     dp: npt.ArrayLike,
+    lora_targets: tuple[str, ...] = LORA_TARGETS,
+    ep: int | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters the busiest device trains: all it holds for a full fine-tune or training, only
     its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
     if method == "full":
-        return params_on_busiest_device(model, tp, pp, dp)
+        return params_on_busiest_device(model, tp, pp, dp, ep)
     layers_here = stage_layers(model.layers, pp).most
     adapters: npt.NDArray[np.float64] = (
-        lora_params_per_layer(model, rank=lora_rank) * layers_here / np.asarray(tp)
+        lora_params_per_layer(model, rank=lora_rank, targets=lora_targets)
+        * layers_here
+        / np.asarray(tp)
     )
     return adapters
+
+
+def trainable_on_device(
+    req: EstimateRequest, *, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """trainable_params_on_busiest_device for the request's method, adapters and experts."""
+    return trainable_params_on_busiest_device(
+        req.model,
+        method=req.method,
+        lora_rank=req.lora_rank,
+        lora_targets=req.lora_targets,
+        ep=req.fixed_ep,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+    )
 
 
 def model_flops_per_token(model: ModelSpec, seq_len: int) -> float:

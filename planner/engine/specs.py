@@ -18,6 +18,10 @@ RECOMPUTE = ("none", "selective", "full")
 OPTIMIZERS = ("adamw", "sgd", "adamw8bit")
 ATTENTION = ("flash", "materialized")
 KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+# The linear maps of a layer LoRA can adapt, named as PEFT's target_modules name them in Llama
+# (q_proj ... down_proj). All seven is the QLoRA paper's recipe (Dettmers et al. 2023) and
+# PEFT's "all-linear".
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
 GIB = 2**30
 GB = 1e9
@@ -150,6 +154,10 @@ class ParallelSpec:
     # --recompute-num-layers; torchtitan's selective-layer checkpointing recomputes every
     # other layer, 0.5).
     recompute_fraction: float = 1.0
+    # Expert parallelism: ranks of the data-parallel group the routed experts are spread over
+    # (Megatron's --expert-model-parallel-size); 0: min(experts, dp), as Megatron and
+    # DeepSpeed-MoE lay them out by default.
+    ep: int = 0
 
     @property
     def devices(self) -> int:
@@ -224,6 +232,7 @@ class EstimateRequest:
     tokens: float = 0.0
     method: Method = "full"
     lora_rank: int = 16
+    lora_targets: tuple[str, ...] = LORA_TARGETS
     optimizer: str = "adamw"
     master_weights: str = "fp32"
     zero_stage: int | None = None
@@ -236,6 +245,9 @@ class EstimateRequest:
     framework: str | None = None
     compile: bool = False
     param_dtype: str | None = None
+    # Hugging Face: whether the training forward builds a KV cache (transformers' default
+    # configuration does; gradient checkpointing turns it off); None: as the framework does.
+    use_cache: bool | None = None
     # The message code of the reason the engine chose the framework; None: the question named it.
     framework_reason: str | None = None
     parallelism: ParallelSpec | None = None
@@ -243,6 +255,11 @@ class EstimateRequest:
     reliability: ReliabilitySpec = field(default_factory=ReliabilitySpec)
     efficiency: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     calibration: CalibrationSpec | None = None
+
+    @property
+    def fixed_ep(self) -> int | None:
+        """The expert-parallel degree the question fixes, if any."""
+        return self.parallelism.ep or None if self.parallelism is not None else None
 
     @property
     def servers(self) -> int:

@@ -91,6 +91,14 @@ class Stack:
     # Share of reserved memory above the tensors: the caching allocator's rounding and
     # fragmentation.
     allocator_reserve: float
+    # Gradients stay allocated between steps (Megatron's and DeepSpeed's contiguous gradient
+    # buffers) rather than being freed by zero_grad(set_to_none=True), PyTorch's default since
+    # 2.0 that Hugging Face's Trainer, FSDP2 and torchtitan use: there the gradients appear
+    # only as backward frees the activations, so the peak holds one or the other.
+    gradients_between_steps: bool = True
+    # The training forward builds a KV cache (transformers' default `use_cache=True`), a copy of
+    # every layer's keys and values held until the loss is taken.
+    training_kv_cache: bool = False
 
 
 # Hugging Face generate() with the dynamic cache: host time per layer per new token (Python,
@@ -118,6 +126,8 @@ FUSED_PREFILL_HALF_RATE_TOKENS = 250.0
 # max_memory_reserved over max_memory_allocated, 1.05-1.2).
 EAGER_ALLOCATOR_RESERVE = 0.10
 FUSED_ALLOCATOR_RESERVE = 0.05
+# Frameworks whose training loop frees the gradients after each optimizer step.
+FREE_GRADIENTS_FRAMEWORKS = ("hf", "fsdp", "torchtitan")
 
 
 def _kernels(framework: str, compiled: bool) -> Kernels:
@@ -169,6 +179,8 @@ def stack_of(req: EstimateRequest) -> Stack:
             EAGER_PREFILL_HALF_RATE_TOKENS if eager else FUSED_PREFILL_HALF_RATE_TOKENS
         ),
         allocator_reserve=EAGER_ALLOCATOR_RESERVE if eager else FUSED_ALLOCATOR_RESERVE,
+        gradients_between_steps=framework not in FREE_GRADIENTS_FRAMEWORKS,
+        training_kv_cache=framework == "hf" and req.use_cache is not False,
     )
 
 

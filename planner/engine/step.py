@@ -17,14 +17,23 @@ from planner.engine import comms
 from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
 from planner.engine.batch import sequences_per_step
-from planner.engine.compute import Hardware, Roofline, hardware, layer_forward, streaming
+from planner.engine.compute import (
+    Hardware,
+    Roofline,
+    adapter_forward,
+    hardware,
+    layer_forward,
+    streaming,
+    weight_only_dequant_s,
+)
 from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
 from planner.engine.shapes import (
+    expert_ranks,
     kv_cache_bytes,
     model_flops_per_token,
     param_split,
     stage_layers,
-    trainable_params_on_busiest_device,
+    trainable_on_device,
 )
 from planner.engine.specs import BYTES, GB, EstimateRequest
 from planner.engine.stack import stack_of
@@ -99,19 +108,36 @@ def attention_backward_factor(req: EstimateRequest) -> float:
 
 
 def layer_time(
-    req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats
+    req: EstimateRequest,
+    hw: Hardware,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    rc: Floats,
 ) -> LayerTime:
     """Forward, backward and recompute of one layer for one micro-batch."""
     sp = req.parallelism.sequence_parallel if req.parallelism else True
     gemms, attention, elementwise = layer_forward(
-        req, hw, tokens=tokens, tp=tp, cp=cp, sequence_parallel=sp
+        req,
+        hw,
+        tokens=tokens,
+        tp=tp,
+        cp=cp,
+        ep=expert_ranks(req.model, dp, req.fixed_ep),
+        sequence_parallel=sp,
     )
     attention_bwd = attention_backward_factor(req)
     fwd = gemms + attention + elementwise
     bwd = gemms.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
     if req.method != "full":
-        # Frozen base weights need no weight gradients: backward skips half of its GEMMs.
-        bwd = gemms + attention.scale(attention_bwd) + elementwise.scale(2.0)
+        # Frozen base weights need no weight gradients: backward runs only the base GEMMs'
+        # input gradients (one forward's worth, not two); the adapters run forward and both
+        # gradients of each of their two matrices.
+        adapters = adapter_forward(req, hw, tokens=tokens, tp=tp)
+        fwd = fwd + adapters
+        bwd = gemms + adapters.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
     # Selective recompute re-runs the attention core (Korthikanti et al. 2022, section 5);
     # with FlashAttention that is already inside its backward, so only cheap pointwise ops
     # are redone. Full recompute re-runs the whole forward.
@@ -158,7 +184,7 @@ def expert_comm_s(
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
-    ep = np.minimum(m.experts, dp) if m.experts > 1 else np.ones_like(dp)
+    ep = expert_ranks(m, dp, req.fixed_ep)
     ep_bw, ep_lat = _link(req, span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
@@ -302,7 +328,7 @@ def training_step(
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
-    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, rc=rc)
+    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc)
 
     stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
     per_micro_batch = stage.total_s
@@ -310,9 +336,7 @@ def training_step(
     bubble = (pp - 1) / vp * per_micro_batch
     pipeline = micro_batches * per_micro_batch + bubble
 
-    trainable = trainable_params_on_busiest_device(
-        req.model, method=req.method, lora_rank=req.lora_rank, tp=tp, pp=pp, dp=dp
-    )
+    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
     dp_exposed = exposed_data_parallel_s(
         req,
         trainable=trainable,
@@ -401,7 +425,12 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     weights_local = (
         (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
     )
-    prefill = max(prefill_compute, weights_local / hw.bw)
+    # 4-bit weights are dequantised at every use (compute.weight_only_dequant_s).
+    fused = stack.cuda_graphs
+    prefill_alu, prefill_copy = weight_only_dequant_s(
+        req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=hw.bw
+    )
+    prefill = max(prefill_compute, weights_local / hw.bw, prefill_alu) + prefill_copy
 
     # Decode: every step reads the weights a batch touches, at the share of the datasheet
     # bandwidth decode-shaped kernels reach, and the KV cache at the mean context length.
@@ -419,7 +448,11 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     host = m.layers * stack.decode_host_s_per_layer
     comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
     comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
-    decode = max(decode_memory, decode_compute) + launches + host + comm_decode
+    decode_alu, decode_copy = weight_only_dequant_s(
+        req, weight_bytes=float(_decode_weight_bytes(req)) / tp, tokens=batch, fused=fused, bw=hw.bw
+    )
+    decode = max(decode_memory, decode_compute, decode_alu) + decode_copy
+    decode += launches + host + comm_decode
     return InferenceTime(
         prefill_s=float(prefill + comm_prefill),
         decode_step_s=float(decode),

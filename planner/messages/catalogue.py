@@ -131,6 +131,14 @@ TEMPLATES: dict[str, str] = {
     "warning.years": _(
         "Processing {tokens:.3g} tokens takes {years:.1f} years on {devices} devices."
     ),
+    "inference.tp_spans_servers": _(
+        "Tensor parallelism over {tp} devices spans servers of {per_node}: its all-reduces cross "
+        "the scale-out network every layer."
+    ),
+    "inference.tp_poor_choice": _(
+        "Tensor parallelism {tp}, as the question fixes it, decodes {tokens_per_s:,.0f} tokens/s "
+        "on these devices; groups of {better_tp} would decode {better_tokens_per_s:,.0f}."
+    ),
     "warning.consumer_cards": _(
         "Consumer cards lack ECC and data-centre cooling; expect throttling and silent errors on "
         "long runs."

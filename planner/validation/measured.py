@@ -168,6 +168,9 @@ def _train_case(result: dict[str, Any], row: dict[str, str], accelerator: Any) -
         tokens=1e9,
         attention="flash",
         parallelism=layout,
+        # Run 1 kept transformers' default use_cache=True (its results do not name it); run 2
+        # turned it off and says so.
+        use_cache=bool(result.get("use_cache", True)),
         **_stack(row),
     )
     measured: dict[str, float | bool] = {"fits": not result["oom"]}

@@ -3,11 +3,17 @@ import dataclasses
 import pytest
 
 from planner.engine.estimate import estimate
-from planner.engine.memory import activation_bytes_per_layer, training_memory
-from planner.engine.shapes import kv_cache_bytes
+from planner.engine.memory import (
+    CUDA_VISIBLE_SHARE,
+    activation_bytes_per_layer,
+    sharding_buffers,
+    training_memory,
+)
+from planner.engine.shapes import kv_cache_bytes, param_split
 from planner.engine.specs import GIB, ParallelSpec
 from tests.engine.conftest import (
     GPT3_175B,
+    H100,
     LLAMA2_7B,
     LLAMA3_8B,
     LLAMA3_70B,
@@ -218,3 +224,114 @@ def test_fixed_layout_is_reported_back():
     answer = estimate(train(LLAMA3_8B, count=8, global_batch=64, parallelism=layout))
     assert answer.parallelism["tp"] == 2 and answer.parallelism["recompute"] == "full"
     assert answer.search["evaluated"] == 1
+
+
+def _one_card_hf(model=LLAMA3_8B, accelerator=H100, **kw):
+    layout = ParallelSpec(micro_batch=2, recompute=kw.pop("recompute", "none"))
+    req = train(model, accelerator, count=1, seq_len=2048, global_batch=2, micro_batch=2, **kw)
+    return dataclasses.replace(req, per_node=1, parallelism=layout)
+
+
+def test_fits_is_judged_against_the_memory_cuda_exposes_not_the_datasheet():
+    # One H200 (141 GB on the datasheet) shows 139.80 GiB to CUDA (measurements/h200-2026-12-03).
+    need = estimate(_one_card_hf(framework="hf", param_dtype="fp32"), advise=False).memory
+    need_gib = need["per_device_gib"]
+    just_above = dataclasses.replace(H100, memory_gib=need_gib * 1.005)
+    roomy = dataclasses.replace(H100, memory_gib=need_gib * 1.05)
+    tight = estimate(_one_card_hf(accelerator=just_above, framework="hf", param_dtype="fp32"))
+    assert not tight.memory["fits"]
+    assert tight.memory["capacity_gib"] == pytest.approx(
+        need_gib * 1.005 * CUDA_VISIBLE_SHARE, 1e-3
+    )
+    ok = estimate(_one_card_hf(accelerator=roomy, framework="hf", param_dtype="fp32"))
+    assert ok.memory["fits"]
+
+
+def _peak(req, rc=0):
+    mem = training_memory(
+        req, tp=1, pp=1, dp=1, cp=1, vp=1, micro_batch=2, zero_stage=0, recompute_code=rc
+    )
+    return {k: float(v) for k, v in mem.items()}
+
+
+def test_hugging_face_keeps_a_training_kv_cache_unless_told_or_checkpointing():
+    cached = _peak(_one_card_hf(framework="hf", param_dtype="fp32"))
+    off = _peak(_one_card_hf(framework="hf", param_dtype="fp32", use_cache=False))
+    per_layer = 2048 * 2 * LLAMA3_8B.kv_dim * 6  # keys fp32, values bf16
+    assert cached["activations"] - off["activations"] == pytest.approx(32 * per_layer, rel=1e-6)
+    # Gradient checkpointing turns the cache off in transformers.
+    full_cached = _peak(_one_card_hf(framework="hf", param_dtype="fp32"), rc=2)
+    full_off = _peak(_one_card_hf(framework="hf", param_dtype="fp32", use_cache=False), rc=2)
+    assert full_cached["total"] == full_off["total"]
+    # Megatron builds no such cache.
+    assert _peak(_one_card_hf(framework="megatron", use_cache=True)) == _peak(
+        _one_card_hf(framework="megatron", use_cache=False)
+    )
+
+
+def test_freed_gradients_and_activations_never_peak_together():
+    # At the end of forward the activations are held and no gradients yet.
+    hf = _peak(_one_card_hf(framework="hf", param_dtype="fp32", use_cache=False))
+    assert hf["gradients"] == 0 and hf["activations"] > 0
+    megatron = _peak(_one_card_hf(framework="megatron", param_dtype="fp32"))
+    assert megatron["gradients"] > 0
+    # A model with many parameters and a short sequence: the end of backward, gradients held
+    # and activations gone, sets the peak.
+    short = dataclasses.replace(
+        _one_card_hf(framework="hf", param_dtype="fp32", use_cache=False), seq_len=16
+    )
+    peak = _peak(short)
+    assert peak["gradients"] > 0 and peak["activations"] == 0
+    parts = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+    for mem in (hf, megatron, peak):
+        assert mem["total"] == pytest.approx(sum(mem[k] for k in parts), rel=1e-9)
+
+
+def test_autocast_keeps_sixteen_bit_copies_of_fp32_weights_for_backward():
+    fp32 = _peak(_one_card_hf(framework="hf", param_dtype="fp32", use_cache=False))
+    bf16 = _peak(_one_card_hf(framework="hf", param_dtype="bf16", use_cache=False))
+    copies = fp32["activations"] - bf16["activations"]
+    gemm_weights = LLAMA3_8B.params - LLAMA3_8B.vocab * LLAMA3_8B.hidden
+    assert copies == pytest.approx(2 * gemm_weights, rel=0.01)
+
+
+def _sharded(framework="fsdp", model=LLAMA3_8B, zero=3, dp=8):
+    req = dataclasses.replace(train(model, H100, count=dp), framework=framework)
+    mem = training_memory(
+        req, tp=1, pp=1, dp=dp, cp=1, vp=1, micro_batch=1, zero_stage=zero, recompute_code=2
+    )
+    return req, {k: float(v) for k, v in mem.items()}
+
+
+def _buffers(req, **layout):
+    return tuple(float(part) for part in sharding_buffers(req, **layout))
+
+
+def test_fsdp_keeps_two_gathered_layers_and_their_unsharded_gradients():
+    req, _ = _sharded()
+    per_layer = param_split(LLAMA3_8B).per_layer
+    # Two layers' 16-bit weights gathered (current and prefetched), two layers' fp32 gradients
+    # awaiting their reduce-scatter.
+    assert _buffers(req, tp=1, zero=3) == pytest.approx((4 * per_layer, 8 * per_layer))
+    assert _buffers(req, tp=2, zero=3) == pytest.approx((2 * per_layer, 4 * per_layer))
+    assert _buffers(req, tp=1, zero=1) == (0.0, 0.0)
+    # A wider model gathers wider layers.
+    wide, _ = _sharded(model=LLAMA3_70B)
+    assert sum(_buffers(wide, tp=1, zero=3)) > sum(_buffers(req, tp=1, zero=3))
+
+
+def test_sharded_states_shrink_with_more_ranks_but_the_buffers_do_not():
+    _, eight = _sharded(dp=8)
+    _, sixty_four = _sharded(dp=64)
+    assert sixty_four["optimizer"] < eight["optimizer"] / 7
+    buffers = 12 * param_split(LLAMA3_8B).per_layer
+    assert sixty_four["total"] > buffers
+
+
+def test_deepspeed_keeps_its_reduce_and_gather_buckets():
+    deepspeed, _ = _sharded(framework="deepspeed", zero=1)
+    megatron, _ = _sharded(framework="megatron", zero=1)
+    # reduce_bucket_size and allgather_bucket_size, 5e8 elements of 2 bytes each.
+    assert _buffers(deepspeed, tp=1, zero=1) == (1e9, 1e9)
+    assert _buffers(deepspeed, tp=1, zero=0) == (0.0, 0.0)
+    assert _buffers(megatron, tp=1, zero=1) == (0.0, 0.0)

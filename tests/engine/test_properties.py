@@ -138,3 +138,80 @@ def test_compile_never_predicts_slower(model, acc, framework, seq_len):
     eager = estimate(req).throughput["tokens_per_s"]
     compiled = estimate(dataclasses.replace(req, compile=True)).throughput["tokens_per_s"]
     assert compiled >= eager * (1 - 1e-9)
+
+
+serving_frameworks = st.sampled_from(["vllm", "sglang", "trt-llm", "hf", "llama.cpp"])
+
+
+@PROFILE
+@given(
+    model=models,
+    framework=serving_frameworks,
+    batch=st.integers(1, 64),
+    prompt=st.integers(16, 4096),
+    precision=st.sampled_from(["bf16", "int8", "int4"]),
+)
+def test_compile_never_predicts_slower_serving(model, framework, batch, prompt, precision):
+    req = serve(
+        model, H100, count=8, batch=batch, prompt=prompt, precision=precision, framework=framework
+    )
+    eager = estimate(req, advise=False).inference
+    compiled = estimate(dataclasses.replace(req, compile=True), advise=False).inference
+    assert compiled["tpot_ms"] <= eager["tpot_ms"] * (1 + 1e-9)
+    assert compiled["ttft_ms"] <= eager["ttft_ms"] * (1 + 1e-9)
+
+
+@PROFILE
+@given(
+    model=models,
+    tp=st.sampled_from([1, 2, 4, 8]),
+    prompt=st.integers(16, 8192),
+    output=st.integers(1, 4096),
+    extra_gib=st.floats(0, 200),
+    kv=st.sampled_from(["bf16", "fp8"]),
+)
+def test_a_larger_kv_budget_never_lowers_the_decode_batch(model, tp, prompt, output, extra_gib, kv):
+    # The question fixes the group, so more memory goes to the KV cache of the same replica.
+    def most(memory_gib):
+        card = dataclasses.replace(H100, memory_gib=memory_gib)
+        req = serve(model, card, count=8, batch=1, prompt=prompt, output=output, kv=kv)
+        req = dataclasses.replace(req, parallelism=ParallelSpec(tp=tp, dp=8 // tp))
+        answer = estimate(req, advise=False).inference
+        return answer["max_batch_per_replica"], answer["kv_budget_gib"]
+
+    small_batch, small_budget = most(H100.memory_gib)
+    big_batch, big_budget = most(H100.memory_gib + extra_gib)
+    assert big_budget >= small_budget
+    assert big_batch >= small_batch
+
+
+@PROFILE
+@given(
+    model=models,
+    rank=st.sampled_from([4, 16, 64]),
+    targets=st.sets(st.sampled_from(["q", "k", "v", "o", "gate", "up", "down"]), min_size=1),
+    extra=st.sampled_from(["q", "k", "v", "o", "gate", "up", "down"]),
+)
+def test_adapting_one_more_map_never_needs_less_memory_or_time(model, rank, targets, extra):
+    req = train(model, H100, count=8, seq_len=2048, global_batch=64, method="lora", lora_rank=rank)
+    layout = {"tp": 1, "pp": 1, "dp": 8, "cp": 1, "vp": 1, "micro_batch": 1, "zero_stage": 1}
+    fewer = dataclasses.replace(req, lora_targets=tuple(sorted(targets)))
+    more = dataclasses.replace(req, lora_targets=tuple(sorted(targets | {extra})))
+    for rc in (0, 2):
+        small = float(training_memory(fewer, **layout, recompute_code=rc)["total"])
+        big = float(training_memory(more, **layout, recompute_code=rc)["total"])
+        assert big >= small * (1 - 1e-12)
+    assert estimate(more).throughput["tokens_per_s"] <= estimate(fewer).throughput[
+        "tokens_per_s"
+    ] * (1 + 1e-9)
+
+
+@PROFILE
+@given(dp=st.sampled_from([8, 16, 32]), ep=st.sampled_from([1, 2, 4, 8]))
+def test_more_expert_parallel_ranks_never_hold_more_expert_weights(dp, ep):
+    def weights(ep_):
+        layout = ParallelSpec(tp=1, pp=1, dp=dp, micro_batch=1, zero_stage=1, ep=ep_)
+        req = train(MIXTRAL, H100, count=dp, global_batch=dp * 4, parallelism=layout)
+        return estimate(req, advise=False).memory["weights_gib"]
+
+    assert weights(min(2 * ep, 8)) <= weights(ep)

@@ -46,11 +46,22 @@ def test_moe_counts_only_the_active_experts():
     )
 
 
-def test_lora_adds_two_rank_by_hidden_matrices_to_seven_linear_maps_per_layer():
-    # Q, K, V, O, gate, up and down each gain A (4096 x 16) and B (16 x 4096): 7 x 2 x 16 x 4096
-    # = 917,504 per layer.
-    assert lora_params_per_layer(LLAMA2_7B, rank=16) == 917_504
-    assert lora_params_per_layer(LLAMA2_7B, rank=64) == 4 * 917_504
+def test_lora_adds_rank_wide_matrices_to_each_linear_map_it_adapts():
+    # PEFT's print_trainable_parameters on Llama-2-7B: 39,976,960 at rank 16 on all seven
+    # linear maps (q, k, v, o of 4096 x 4096; gate, up of 4096 x 11008; down of 11008 x 4096),
+    # 4,194,304 at rank 8 on q and v.
+    assert lora_params_per_layer(LLAMA2_7B, rank=16) * 32 == 39_976_960
+    assert lora_params_per_layer(LLAMA2_7B, rank=8, targets=("q", "v")) * 32 == 4_194_304
+    assert lora_params_per_layer(LLAMA2_7B, rank=64) == 4 * lora_params_per_layer(
+        LLAMA2_7B, rank=16
+    )
+
+
+def test_lora_on_an_moe_adapts_every_expert_of_the_maps_it_targets():
+    attention_only = lora_params_per_layer(MIXTRAL, rank=16, targets=("q", "k", "v", "o"))
+    with_mlp = lora_params_per_layer(MIXTRAL, rank=16)
+    one_expert_mlp = 16 * 3 * (MIXTRAL.hidden + MIXTRAL.ffn)
+    assert with_mlp - attention_only == MIXTRAL.experts * one_expert_mlp
 
 
 def test_lora_trains_only_the_adapters_of_a_stage_split_by_tensor_parallelism():
@@ -58,7 +69,7 @@ def test_lora_trains_only_the_adapters_of_a_stage_split_by_tensor_parallelism():
     adapters = trainable_params_on_busiest_device(
         LLAMA2_7B, method="lora", lora_rank=16, tp=2, pp=4, dp=1
     )
-    assert float(adapters) == 917_504 * 8 / 2
+    assert float(adapters) == 1_249_280 * 8 / 2
     full = trainable_params_on_busiest_device(
         LLAMA2_7B, method="full", lora_rank=16, tp=2, pp=4, dp=1
     )

@@ -1,5 +1,6 @@
 import dataclasses
 import itertools
+from types import MappingProxyType
 
 import pytest
 
@@ -163,3 +164,30 @@ def test_a_measured_all_reduce_share_sets_the_scale_up_link_speed():
     silent = CalibrationSpec(name="no-allreduce")
     same = _layout(dataclasses.replace(req, calibration=silent), tp=8, dp=1, micro_batch=8)
     assert float(same.tp_comm_s) == pytest.approx(float(default.tp_comm_s))
+
+
+def _tpot(precision, batch, framework="vllm", accelerator=H100):
+    req = serve(LLAMA3_8B, accelerator, batch=batch, precision=precision, framework=framework)
+    return estimate(req, advise=False).inference
+
+
+def test_fused_four_bit_decode_streams_a_quarter_of_the_bytes_until_the_batch_grows():
+    small = _tpot("bf16", 1)["tpot_ms"] / _tpot("int4", 1)["tpot_ms"]
+    large = _tpot("bf16", 256)["tpot_ms"] / _tpot("int4", 256)["tpot_ms"]
+    # Marlin: close to the ideal 3.87x at small batches, less as the math grows.
+    assert 2.5 < small < 3.9
+    assert large < small
+
+
+def test_four_bit_weights_dequantised_to_a_copy_cost_more_than_they_save():
+    # bitsandbytes under Hugging Face: a fused kernel for one token only.
+    assert _tpot("int4", 1, "hf")["tpot_ms"] < _tpot("bf16", 1, "hf")["tpot_ms"]
+    assert _tpot("int4", 8, "hf")["tpot_ms"] > _tpot("bf16", 8, "hf")["tpot_ms"]
+    assert _tpot("int4", 8, "hf")["ttft_ms"] > _tpot("bf16", 8, "hf")["ttft_ms"]
+
+
+def test_dequantisation_binds_on_a_card_with_weak_cuda_cores():
+    weak = dataclasses.replace(H100, tflops=MappingProxyType({**H100.tflops, "fp32": 2.0}))
+    assert _tpot("int4", 64, accelerator=weak)["tpot_ms"] > _tpot("int4", 64)["tpot_ms"]
+    # 16-bit weights need no dequantisation.
+    assert _tpot("bf16", 64, accelerator=weak)["tpot_ms"] == _tpot("bf16", 64)["tpot_ms"]

@@ -44,6 +44,9 @@ class Layout(Answer):
     dp: int = Field(description="Data-parallel degree (inference: replicas)")
     cp: int = Field(description="Context-parallel degree")
     vp: int = Field(description="Virtual pipeline stages per device")
+    ep: int = Field(
+        1, description="Expert-parallel degree: ranks the routed experts are spread over (MoE)"
+    )
     micro_batch: int = Field(description="Sequences per micro-batch (inference: the batch)")
     zero_stage: int
     recompute: Literal["none", "selective", "full"]

@@ -30,6 +30,7 @@ from planner.engine.contract.job_parts import (
     Efficiency,
     Framework,
     Inference,
+    Lora,
     MasterWeights,
     Method,
     Optimizer,
@@ -41,6 +42,7 @@ from planner.engine.contract.job_parts import (
     Task,
 )
 from planner.engine.errors import gettext_noop as _
+from planner.engine.shapes import lora_params_per_layer
 from planner.engine.specs import (
     AcceleratorSpec,
     EstimateRequest,
@@ -101,7 +103,12 @@ class Job(Question):
         description="Tokens to process; default train 20 per parameter, finetune 1e8, inference 0",
     )
     method: Method = Field("full", description="full | lora | qlora (fine-tuning)")
-    lora_rank: Annotated[int, whole(ge=1, le=4096)] = Field(16, description="LoRA rank")
+    lora_rank: Annotated[int, whole(ge=1, le=4096)] | None = Field(
+        None, description="LoRA rank (the same as lora.rank, kept for older questions); default 16"
+    )
+    lora: Lora | None = Field(
+        None, description="LoRA's rank and targets; default rank 16 on all seven linear maps"
+    )
     optimizer: Optimizer = "adamw"
     master_weights: MasterWeights = Field("fp32", description="fp32 master copy of 16-bit weights")
     zero_stage: Annotated[int, whole(ge=0, le=3)] | None = Field(
@@ -124,6 +131,11 @@ class Job(Question):
         description="How trained parameters are stored: fp32 under autocast, or the compute "
         "precision; default fp32 for hf, fsdp and torchtitan full training, else the compute "
         "precision",
+    )
+    use_cache: Flag | None = Field(
+        None,
+        description="hf training: whether the forward builds a KV cache, as transformers' default "
+        "configuration does (gradient checkpointing turns it off); default on for hf",
     )
     inference: Inference = Field(default_factory=Inference)
     efficiency: Efficiency = Field(default_factory=Efficiency)
@@ -168,6 +180,8 @@ class Job(Question):
             else (0 if task == "inference" else default_tokens)
         )
         kv_default = precision if precision in ("bf16", "fp16", "fp8", "fp32") else "bf16"
+        lora = self._lora()
+        self._check_lora_targets(model, lora["lora_targets"])
         framework, reason = self._framework(count)
         param_dtype = self.param_dtype or default_param_dtype(
             framework=framework, task=task, method=self.method
@@ -183,9 +197,10 @@ class Job(Question):
             global_batch=global_batch,
             tokens=tokens,
             **self.same_named(
-                "seq_len micro_batch method lora_rank optimizer master_weights zero_stage "
-                "recompute attention"
+                "seq_len micro_batch method optimizer master_weights zero_stage "
+                "recompute attention use_cache"
             ),
+            **lora,
             framework=framework,
             compile=bool(self.compile),
             param_dtype=param_dtype,
@@ -233,6 +248,28 @@ class Job(Question):
                 precision=precision,
             )
         return precision
+
+    def _lora(self) -> dict[str, Any]:
+        """The adapters' rank and targets; `lora_rank` is the older spelling of lora.rank."""
+        lora = self.lora or Lora()
+        if self.lora is not None and self.lora_rank is not None and self.lora_rank != lora.rank:
+            raise RequestError(
+                "lora_rank",
+                _("differs from lora.rank ({rank}); give the rank once"),
+                rank=lora.rank,
+            )
+        rank = lora.rank if self.lora is not None else (self.lora_rank or lora.rank)
+        return {"lora_rank": rank, "lora_targets": tuple(lora.targets)}
+
+    def _check_lora_targets(self, model: ModelSpec, targets: tuple[str, ...]) -> None:
+        """A LoRA whose targets are all absent from the model (a gate on a GELU MLP) trains
+        nothing."""
+        if self.method != "full" and lora_params_per_layer(model, rank=1, targets=targets) == 0:
+            raise RequestError(
+                "lora.targets",
+                _("none of {targets} is a linear map of this model"),
+                targets=", ".join(targets),
+            )
 
     def _framework(self, count: int) -> tuple[str, str | None]:
         """The question's framework, checked against its task, or the default and why."""
@@ -291,6 +328,13 @@ class Job(Question):
             raise RequestError(
                 "parallelism.cp", _("must divide seq_len {seq_len}"), seq_len=self.seq_len
             )
+        if p.ep is not None and (model.experts % p.ep or dp % p.ep):
+            raise RequestError(
+                "parallelism.ep",
+                _("must divide the model's {experts} experts and dp {dp}"),
+                experts=model.experts,
+                dp=dp,
+            )
         mb = self.micro_batch or 1
         if self.task != "inference" and global_batch is not None and global_batch % (dp * mb):
             raise RequestError(
@@ -323,6 +367,7 @@ class Job(Question):
             recompute=self.recompute or "selective",
             sequence_parallel=p.sequence_parallel,
             recompute_fraction=float(p.recompute_fraction),
+            ep=p.ep or 0,
         )
 
 

@@ -12,12 +12,15 @@ from planner.engine.contract.base import (
     Question,
     number,
     one_of,
+    problem,
     whole,
 )
+from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
     ATTENTION,
     ETA_KEYS,
     KV_PRECISIONS,
+    LORA_TARGETS,
     METHODS,
     OPTIMIZERS,
     PRECISIONS,
@@ -64,6 +67,31 @@ Framework = Annotated[
     _choice(FRAMEWORKS),
 ]
 ParamDtype = Annotated[Literal["fp32", "bf16", "fp16"], _choice(PARAM_DTYPES)]
+LoraTargetName = Literal["q", "k", "v", "o", "gate", "up", "down"]
+LoraTarget = Annotated[LoraTargetName, _choice(LORA_TARGETS)]
+
+
+def _distinct_targets(value: Any) -> Any:
+    if isinstance(value, list) and len(set(map(repr, value))) != len(value):
+        raise problem(_("names a target twice"))
+    if isinstance(value, list) and not value:
+        raise problem(_("must name at least one target"))
+    return value
+
+
+def _all_targets() -> list[LoraTargetName]:
+    return ["q", "k", "v", "o", "gate", "up", "down"]
+
+
+class Lora(Question):
+    """LoRA's adapters (method lora or qlora): their rank and the linear maps they adapt."""
+
+    rank: Annotated[int, whole(ge=1, le=4096)] = Field(16, description="Adapter rank")
+    targets: Annotated[list[LoraTarget], BeforeValidator(_distinct_targets)] = Field(
+        default_factory=_all_targets,
+        description="Linear maps adapted, as PEFT's target_modules in Llama: q, k, v, o, gate, "
+        "up, down; default all seven",
+    )
 
 
 class Parallelism(Question):
@@ -79,6 +107,11 @@ class Parallelism(Question):
     )
     vp: Annotated[int, whole(ge=1)] = Field(
         1, description="Virtual pipeline stages per device (interleaving)"
+    )
+    ep: Annotated[int, whole(ge=1)] | None = Field(
+        None,
+        description="Expert-parallel degree (MoE): data-parallel ranks the routed experts are "
+        "spread over; default min(experts, dp)",
     )
     sequence_parallel: Flag = Field(True, description="Megatron's sequence parallelism")
     recompute_fraction: Annotated[float, number(ge=0, le=1)] = Field(

@@ -19,7 +19,12 @@ from planner.engine.facility import (
     idle_power_kw,
     populated,
 )
-from planner.engine.memory import OPTIMIZER_STATE_BYTES, master_weight_bytes, training_weight_bytes
+from planner.engine.memory import (
+    OPTIMIZER_STATE_BYTES,
+    master_weight_bytes,
+    training_weight_bytes,
+    usable_memory_gib,
+)
 from planner.engine.messages import Message, message
 from planner.engine.recommend.capacity import serving_plan
 from planner.engine.recommend.plan import AcceleratorOption, Candidate, PlanQuestion, ServerOption
@@ -169,10 +174,9 @@ def _build_answer(
     if key in answers:
         return answers[key]
     floor = sharded_state_gib(question.workload, count)
-    if floor > option.spec.memory_gib:
-        answers[key] = message(
-            "failure.sharded_state", floor_gib=floor, capacity_gib=option.spec.memory_gib
-        )
+    capacity_gib = usable_memory_gib(option.spec)
+    if floor > capacity_gib:
+        answers[key] = message("failure.sharded_state", floor_gib=floor, capacity_gib=capacity_gib)
         return answers[key]
     req = dataclasses.replace(
         question.workload,

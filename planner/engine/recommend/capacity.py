@@ -23,10 +23,10 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from planner.engine.memory import inference_memory
+from planner.engine.memory import inference_memory, usable_memory_bytes
 from planner.engine.messages import message, plain
 from planner.engine.replica import StepModel, max_batch_per_replica, step_model_from_engine
-from planner.engine.specs import GIB, EstimateRequest
+from planner.engine.specs import EstimateRequest
 
 PERCENTILE = 0.99  # an SLO holds when 99 % of requests meet it
 Z_99 = 2.3263  # the standard normal's 99th percentile
@@ -230,7 +230,7 @@ def _tp_options(request: EstimateRequest) -> list[int]:
         if tp > min(request.count, request.per_node) or request.model.heads % tp:
             continue
         weights = float(inference_memory(request, tp=tp)["weights"])
-        if weights < request.accelerator.memory_gib * GIB:
+        if weights < usable_memory_bytes(request.accelerator):
             out.append(tp)
     return out
 

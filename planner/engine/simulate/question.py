@@ -19,7 +19,7 @@ from planner.engine.replica import (
     kv_budget_tokens_from_engine,
     step_model_from_engine,
 )
-from planner.engine.shapes import lora_params_per_layer
+from planner.engine.shapes import lora_params
 from planner.engine.simulate.serving import replicas_for_slo, simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
 from planner.engine.simulate.training import CampaignSpec, simulate_campaign
@@ -105,7 +105,7 @@ def training_question(request: EstimateRequest, p: CampaignParameters) -> Simula
         raise RequestError("estimate", _("the workload has no throughput to simulate"))
     params = request.model.params
     if request.method != "full":
-        params = lora_params_per_layer(request.model, rank=request.lora_rank) * request.model.layers
+        params = lora_params(request)
     rel = request.reliability
     checkpoint_gb_s = (
         p.checkpoint_gb_s if p.checkpoint_gb_s is not None else request.checkpoint_gb_s

@@ -184,3 +184,46 @@ def test_a_framework_that_does_not_run_the_task_is_refused():
     assert error_of(task="inference", count=1, framework="megatron").field == "framework"
     assert error_of(task="train", count=8, framework="vllm").field == "framework"
     assert error_of(task="train", count=8, framework="pytorch").field == "framework"
+
+
+def test_lora_takes_rank_and_targets_and_lora_rank_stays_an_alias():
+    default = parse(task="finetune", method="lora")
+    assert (default.lora_rank, default.lora_targets) == (
+        16,
+        ("q", "k", "v", "o", "gate", "up", "down"),
+    )
+    given = parse(task="finetune", method="lora", lora={"rank": 8, "targets": ["q", "v"]})
+    assert (given.lora_rank, given.lora_targets) == (8, ("q", "v"))
+    assert parse(task="finetune", method="lora", lora_rank=64).lora_rank == 64
+    assert parse(task="finetune", lora_rank=8, lora={"rank": 8}).lora_rank == 8
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "words"),
+    [
+        ({"lora": {"targets": ["q", "qkv"]}}, "lora.targets[1]", "one of"),
+        ({"lora": {"targets": ["q", "q"]}}, "lora.targets", "twice"),
+        ({"lora": {"targets": []}}, "lora.targets", "at least one"),
+        ({"lora": {"rank": 0}}, "lora.rank", "at least 1"),
+        ({"lora": {"rank": 8}, "lora_rank": 16}, "lora_rank", "lora.rank"),
+    ],
+)
+def test_bad_lora_names_its_field(data, field, words):
+    error = error_of(task="finetune", method="lora", **data)
+    assert error.field == field
+    assert words in error.message
+
+
+def test_a_lora_on_maps_the_model_lacks_is_refused():
+    gelu = {
+        "params": 125e6,
+        "layers": 12,
+        "hidden": 768,
+        "heads": 12,
+        "ffn": 3072,
+        "vocab": 50257,
+        "gated_mlp": False,
+    }
+    error = error_of(task="finetune", method="lora", model=gelu, lora={"targets": ["gate"]})
+    assert error.field == "lora.targets"
+    assert parse(task="finetune", method="lora", model=gelu, lora={"targets": ["gate", "up"]})

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from planner.engine import RequestError
+from planner.engine.memory import CUDA_VISIBLE_SHARE
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +45,8 @@ def test_full_get_shows_the_numbers_the_memory_bar_and_the_eta_table(client, loa
     body = response.content.decode()
     assert response.status_code == 200
     answer = response.context["answer"]
-    assert answer["memory"]["capacity_gib"] == 80
+    # What CUDA exposes of the 80 GiB on the datasheet.
+    assert answer["memory"]["capacity_gib"] == round(80 * CUDA_VISIBLE_SHARE, 3)
     assert answer["throughput"]["tokens_per_s"] > 0
     assert "<html" in body
 

@@ -124,3 +124,35 @@ def test_validate_prints_every_measured_row():
     call_command("validate", stdout=out)
     for row_id in CASES:
         assert f"\n{row_id} " in out.getvalue()
+
+
+def test_every_fits_verdict_on_a_measured_run_is_right():
+    wrong = [
+        case.id
+        for case in CASES.values()
+        if "fits" in case.measured
+        and run_measured_case(case).predicted["fits"] != case.measured["fits"]
+    ]
+    assert wrong == []
+
+
+def test_the_run_that_ran_out_of_memory_fits_on_a_card_with_more_memory_or_a_smaller_batch():
+    # HT8 (1.5B, micro-batch 16, no checkpointing) ran out of memory on the H200's 139.80 GiB.
+    oom = CASES["HT8"]
+    assert run_measured_case(oom).predicted["fits"] is False
+    card = oom.request.accelerator
+    larger = dataclasses.replace(
+        oom.request, accelerator=dataclasses.replace(card, memory_gib=card.memory_gib * 1.25)
+    )
+    assert run_measured_case(dataclasses.replace(oom, request=larger)).predicted["fits"] is True
+    layout = dataclasses.replace(oom.request.parallelism, micro_batch=8)
+    smaller = dataclasses.replace(oom.request, micro_batch=8, global_batch=8, parallelism=layout)
+    assert run_measured_case(dataclasses.replace(oom, request=smaller)).predicted["fits"] is True
+
+
+def test_run_one_kept_the_training_kv_cache_and_run_two_did_not():
+    assert CASES["HT7"].request.use_cache is True
+    assert CASES["HT16"].request.use_cache is False
+    with_cache = run_measured_case(CASES["HT7"]).predicted["peak_reserved_gib"]
+    without = run_measured_case(CASES["HT16"]).predicted["peak_reserved_gib"]
+    assert with_cache > without
