@@ -4,14 +4,13 @@ uniqueness within the group is checked here so it shows beside the field."""
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Accelerator, ServerPlatform
 from planner.choices import FeedType
 from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
 from planner.racks.feeds import b_side_name
-from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.editing import EditsOneVersion, free_name, preserve_inputs
 from planner.web.forms import FieldsetsMixin
 
 # More servers than this in one question is a hall, not a fit.
@@ -42,15 +41,11 @@ class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         self._add_version_field()
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        taken = Rack.objects.filter(rack_group=self.instance.rack_group, name=name).exclude(
-            pk=self.instance.pk
+        return free_name(
+            self,
+            within={"rack_group": self.instance.rack_group},
+            taken_message=_("This rack group already has a rack with this name."),
         )
-        if taken.exists():
-            raise ValidationError(
-                _("This rack group already has a rack with this name."), code="unique"
-            )
-        return name
 
     def clean(self):
         cleaned = super().clean()
@@ -134,13 +129,11 @@ class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         self._add_version_field()
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        taken = PowerFeed.objects.filter(rack=self.instance.rack, name=name).exclude(
-            pk=self.instance.pk
+        return free_name(
+            self,
+            within={"rack": self.instance.rack},
+            taken_message=_("This rack already has a feed with this name."),
         )
-        if taken.exists():
-            raise ValidationError(_("This rack already has a feed with this name."), code="unique")
-        return name
 
     def clean(self):
         cleaned = super().clean()

@@ -7,13 +7,12 @@ the inline validation can report a duplicate name before anything is saved."""
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
-from planner.web.editing import EditsOneVersion, preserve_inputs
+from planner.web.editing import EditsOneVersion, free_name, preserve_inputs
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 
@@ -50,14 +49,13 @@ class SiteForm(EditsOneVersion, forms.ModelForm):
         return cleaned
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        if self.team is not None:
-            taken = Site.objects.filter(team=self.team, name=name).exclude(pk=self.instance.pk)
-            if taken.exists():
-                raise ValidationError(
-                    _("Your team already has a site with this name."), code="unique"
-                )
-        return name
+        if self.team is None:  # said above the form: an account outside every team
+            return self.cleaned_data["name"].strip()
+        return free_name(
+            self,
+            within={"team": self.team},
+            taken_message=_("Your team already has a site with this name."),
+        )
 
 
 class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
@@ -94,15 +92,11 @@ class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         self._add_version_field()
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        taken = RackGroup.objects.filter(site=self.instance.site, name=name).exclude(
-            pk=self.instance.pk
+        return free_name(
+            self,
+            within={"site": self.instance.site},
+            taken_message=_("This site already has a rack group with this name."),
         )
-        if taken.exists():
-            raise ValidationError(
-                _("This site already has a rack group with this name."), code="unique"
-            )
-        return name
 
     def clean(self):
         cleaned = super().clean()

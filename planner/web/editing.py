@@ -73,6 +73,17 @@ class EditsOneVersion:
         return {k: v for k, v in self.cleaned_data.items() if k != VERSION_FIELD}
 
 
+def free_name(form, *, within: dict[str, Any], taken_message: str) -> str:
+    """The form's `name`, trimmed, refused beside the field when another row of the same
+    parent (`within`, e.g. {"site": site}) holds it; the database's unique constraint stays
+    the last word in a race (save_form_write)."""
+    name = form.cleaned_data["name"].strip()
+    rows = type(form.instance).objects.filter(name=name, **within)
+    if rows.exclude(pk=form.instance.pk).exists():
+        raise ValidationError(taken_message, code="unique")
+    return name
+
+
 def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
     """Put a service's ValidationError beside the fields it names; the rest above the form."""
     for name, errors in error.message_dict.items():
