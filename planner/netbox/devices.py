@@ -106,7 +106,7 @@ def sync_devices(sync: Sync, index: Index, devices: list[Record]) -> None:
                 Change("equipment", label, SKIPPED, where=record.at(), note=note)
             )
             continue
-        rack = sync.rack_for(record.get("site"), record.get("location"), record.get("rack"))
+        rack = sync.rack_for(record.get("site"), *index.rack_of(record))
         if rack is None or rack.pk is None:
             sync.refuse(
                 record.at("rack"),

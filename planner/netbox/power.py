@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from planner.choices import FeedPhase, FeedSupply, FeedType, NetboxKind
@@ -71,9 +72,13 @@ class Index:
                 return source.get("site")
         return None
 
-    def rack_location(self, record: Record) -> str | None:
+    def rack_of(self, record: Record) -> tuple[str | None, str]:
+        """The location and name of the rack a feed or device names: by NetBox's id where the
+        files carry the rack's record (its name may have changed since), else as named."""
         rack = self.racks_by_id.get(record.get("rack_id") or -1)
-        return rack.get("location") if rack else record.get("location")
+        if rack is not None:
+            return rack.get("location"), rack.get("name")
+        return record.get("location"), record.get("rack")
 
 
 def feed_values(record: Record) -> dict[str, Any]:
@@ -95,14 +100,25 @@ def counted(record: Record) -> bool:
 
 
 def feed_power(sync: Sync, index: Index, feeds: list[Record]) -> None:
-    """Each NetBox rack's usable kW from its feeds in the files, before any rack is written:
-    a new rack group's power comes from them."""
+    """Check every counted feed's figures, and sum each NetBox rack's usable kW from its feeds
+    in the files, before any rack is written: a new rack group's power comes from them."""
     for record in feeds:
         site = index.feed_site(record)
-        if not counted(record) or site is None:
+        if not counted(record):
             continue
-        key = (site, record.get("rack"))
+        if site is None:
+            sync.refuse(
+                record.at("power_panel"),
+                _("cannot tell this feed's site: add the site column, or the power panels file."),
+            )
+            continue
         feed = PowerFeed(**feed_values(record))
+        try:
+            feed.full_clean(exclude=["rack"], validate_constraints=False)
+        except ValidationError as error:
+            sync.refuse_invalid(error, record, FEED_FIELDS)
+            continue
+        key = (site, index.rack_of(record)[1])
         if feed.feed_type == FeedType.PRIMARY:
             sync.feeds_kw[key] = sync.feeds_kw.get(key, 0.0) + feed.usable_kw
         else:
@@ -124,7 +140,7 @@ def sync_feeds(sync: Sync, index: Index, feeds: list[Record]) -> None:
             )
             continue
         site = index.feed_site(record)
-        rack = sync.rack_for(site or "", index.rack_location(record), record.get("rack"))
+        rack = sync.rack_for(site or "", *index.rack_of(record))
         if rack is None or rack.pk is None:
             sync.refuse(
                 record.at("rack"),

@@ -92,14 +92,23 @@ def netbox_import(
 
 
 def _run(sync: Sync, by_kind: dict[str, list[Record]]) -> None:
+    """Sites, racks, feeds, devices, each on what the one before made; the first step with
+    problems ends the import, so that they are not repeated as problems of what follows."""
     index = Index.of(by_kind)
-    feed_power(sync, index, by_kind[formats.POWER_FEED])
     site_records = {r.get("name"): r for r in by_kind[formats.SITE]}
-    for record in by_kind[formats.SITE]:
-        sync.site_named(record.get("name"), site_records, record.at())
-    sync.sync_racks(by_kind[formats.RACK], site_records)
-    sync_feeds(sync, index, by_kind[formats.POWER_FEED])
-    sync_devices(sync, index, by_kind[formats.DEVICE])
+    steps = (
+        lambda: feed_power(sync, index, by_kind[formats.POWER_FEED]),
+        lambda: [
+            sync.site_named(r.get("name"), site_records, r.at()) for r in by_kind[formats.SITE]
+        ],
+        lambda: sync.sync_racks(by_kind[formats.RACK], site_records),
+        lambda: sync_feeds(sync, index, by_kind[formats.POWER_FEED]),
+        lambda: sync_devices(sync, index, by_kind[formats.DEVICE]),
+    )
+    for step in steps:
+        step()
+        if sync.problems:
+            return
 
 
 def _rack_power(sync: Sync) -> list[RackPower]:
