@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 # The kinds of NetBox object the import reads.
 SITE = "site"
 RACK = "rack"
@@ -166,12 +168,12 @@ class Where:
     name: str = ""
 
     def __str__(self) -> str:
-        parts = [self.file, f"line {self.line}"]
+        place = {"file": self.file, "line": self.line, "column": self.column, "name": self.name}
+        if self.column is not None and self.name:
+            return _("%(file)s, line %(line)d, column %(column)d (%(name)s)") % place
         if self.column is not None:
-            parts.append(f"column {self.column}" + (f" ({self.name})" if self.name else ""))
-        elif self.name:
-            parts.append(f"column {self.name}")
-        return ", ".join(parts)
+            return _("%(file)s, line %(line)d, column %(column)d") % place
+        return _("%(file)s, line %(line)d") % place
 
 
 @dataclass

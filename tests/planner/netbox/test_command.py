@@ -88,7 +88,7 @@ def test_the_problems_are_printed_in_chinese_when_asked(cast, tmp_path):
             stdout=StringIO(),
             stderr=err,
         )
-    assert err.getvalue().strip() == "racks.csv，第 2 行，第 1 列（site）：必填。"
+    assert err.getvalue().strip() == "racks.csv，第 2 行，第 1 列（site）：必填。"  # noqa: RUF001
 
 
 def test_a_viewer_may_not_import(cast):
