@@ -20,6 +20,7 @@ from planner.netbox.formats import ImportRefused
 from planner.netbox.forms import NetboxImportForm
 from planner.netbox.readers import NetboxFile
 from planner.netbox.results import ImportOptions, ImportResult
+from planner.netbox.selectors import netbox_link_summary
 from planner.netbox.services import netbox_import, netbox_import_team
 from planner.versioning import StaleVersionError
 from planner.web.imports import PendingUploads
@@ -70,6 +71,7 @@ def _page(request, *, form=None, result=None, problems=None, token=None, error=N
             "problems": problems or [],
             "token": token,
             "error": error,
+            "linked": netbox_link_summary(user=request.user),
         },
         status=status,
     )

@@ -11,6 +11,7 @@ from planner.history import history_of
 from planner.models import Equipment, NetboxLink, PowerFeed, Rack, RackGroup, Site
 from planner.netbox.formats import ImportRefused
 from planner.netbox.results import ImportOptions
+from planner.netbox.selectors import netbox_link_summary
 from planner.netbox.services import netbox_import
 from tests.factories import RackGroupFactory, ServerPlatformFactory, SiteFactory
 from tests.planner.netbox.conftest import API_FILES, CSV_FILES, FIXTURES, NEW_SITES, netbox_files
@@ -184,3 +185,10 @@ def test_a_refused_resync_leaves_the_earlier_import_as_it_was(cast, csv_files):
     with pytest.raises(ImportRefused):
         netbox_import(user=cast.facility, files=files, options=NEW_SITES)
     assert list(PowerFeed.objects.order_by("pk").values()) == saved
+
+
+def test_the_summary_counts_the_teams_linked_rows_only(cast, csv_files, api_files):
+    netbox_import(user=cast.facility, files=csv_files, options=NEW_SITES)
+    summary = netbox_link_summary(user=cast.facility)
+    assert summary.counts == {"site": 1, "rack": 3, "power_feed": 5, "device": 3}
+    assert netbox_link_summary(user=cast.outsider).last_import is None
