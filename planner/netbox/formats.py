@@ -199,7 +199,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}"
+        return _("%(where)s: %(message)s") % {"where": self.where, "message": self.message}
 
 
 class ImportRefused(Exception):
