@@ -7,6 +7,7 @@ ports, else the catalog server's maximum."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 from django.db.models import Q
@@ -17,7 +18,7 @@ from planner.choices import NetboxKind
 from planner.models import Equipment
 from planner.netbox.formats import Record
 from planner.netbox.power import Index
-from planner.netbox.results import CREATED, SKIPPED, UNCHANGED, UPDATED, Change
+from planner.netbox.results import CREATED, UNCHANGED, UPDATED, Change
 from planner.netbox.sync import Sync, weight_kg
 from planner.racks.equipment import equipment_install, equipment_update
 
@@ -101,28 +102,14 @@ def sync_devices(sync: Sync, index: Index, devices: list[Record]) -> None:
     for record in devices:
         label = record.get("name") or record.get("device_type")
         if not record.get("rack") or record.get("position") is None:
-            note = _("it has no rack position in NetBox")
-            sync.result.changes.append(
-                Change("equipment", label, SKIPPED, where=record.at(), note=note)
-            )
+            sync.skip("equipment", label, record, _("it has no rack position in NetBox"))
             continue
-        rack = sync.rack_for(record.get("site"), *index.rack_of(record))
-        if rack is None or rack.pk is None:
-            sync.refuse(
-                record.at("rack"),
-                _(
-                    "the rack “%(rack)s” is in no racks file here and not among the racks imported before."
-                )
-                % {"rack": record.get("rack")},
-            )
+        rack = sync.rack_named(record, record.get("site"), *index.rack_of(record))
+        wanted = device_values(sync, index, record) if rack is not None else None
+        if rack is None or wanted is None:
             continue
-        wanted = device_values(sync, index, record)
         if not wanted:
-            if wanted is not None:
-                note = _("a 0U device takes no rack units")
-                sync.result.changes.append(
-                    Change("equipment", label, SKIPPED, where=record.at(), note=note)
-                )
+            sync.skip("equipment", label, record, _("a 0U device takes no rack units"))
             continue
         key = f"{record.get('site')}/{wanted['name']}"
         ours = Equipment.objects.filter(
@@ -130,33 +117,15 @@ def sync_devices(sync: Sync, index: Index, devices: list[Record]) -> None:
         )
         equipment = sync.links.row(NetboxKind.DEVICE, record, key, ours)
         equipment = equipment or ours.filter(rack=rack, name=wanted["name"]).first()
-        _save_equipment(sync, record, key, equipment, rack, wanted)
-
-
-def _save_equipment(sync: Sync, record, key, equipment, rack, wanted) -> None:
-    if equipment is None:
-        equipment = sync.stamp(Equipment(rack=rack, **wanted))
-        changed: list = []
-        write = lambda: equipment_install(equipment=equipment, user=sync.user)  # noqa: E731
-        action = CREATED
-    else:
-        wanted = wanted | {"rack": rack}
-        changed = [
-            (k, getattr(equipment, k), v) for k, v in wanted.items() if getattr(equipment, k) != v
-        ]
-        for name, _old, value in changed:
-            setattr(equipment, name, value)
-        changed = [(k, _shown(old), _shown(new)) for k, old, new in changed]
-        write = lambda: equipment_update(equipment=sync.stamp(equipment))  # noqa: E731
-        action = UPDATED if changed else UNCHANGED
-    if action != UNCHANGED and not sync.write(write, record, EQUIPMENT_FIELDS):
-        return
-    sync.links.keep(NetboxKind.DEVICE, record, key, equipment)
-    sync.result.changes.append(
-        Change("equipment", f"{rack} / {equipment.name}", action, changed, record.at())
-    )
-
-
-def _shown(value: Any) -> Any:
-    """A related row as its name, for the preview and the JSON."""
-    return str(value) if hasattr(value, "pk") else value
+        if equipment is None:
+            equipment, changed, action = sync.stamp(Equipment(rack=rack, **wanted)), [], CREATED
+            write = partial(equipment_install, equipment=equipment, user=sync.user)
+        else:
+            changed = sync.apply_changes(equipment, wanted | {"rack": rack})
+            action = UPDATED if changed else UNCHANGED
+            write = partial(equipment_update, equipment=sync.stamp(equipment))
+        if action != UNCHANGED and not sync.write(write, record, EQUIPMENT_FIELDS):
+            continue
+        sync.links.keep(NetboxKind.DEVICE, record, key, equipment)
+        name = f"{rack} / {equipment.name}"
+        sync.result.changes.append(Change("equipment", name, action, changed, record.at()))

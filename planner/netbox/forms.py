@@ -106,14 +106,4 @@ class NetboxImportForm(forms.Form):
         return files
 
     def options(self) -> ImportOptions:
-        data = self.cleaned_data
-        return ImportOptions(
-            site=data["site"],
-            pue=data["pue"],
-            electricity_price_per_kwh=data["electricity_price_per_kwh"],
-            currency=data["currency"],
-            cooling_kw=data["cooling_kw"],
-            cooling=data["cooling"],
-            max_kg=data["max_kg"],
-            power_kw=data["power_kw"],
-        )
+        return ImportOptions.of(self.cleaned_data)

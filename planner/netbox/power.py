@@ -16,7 +16,7 @@ from planner.choices import FeedPhase, FeedSupply, FeedType, NetboxKind
 from planner.models import PowerFeed
 from planner.netbox import formats
 from planner.netbox.formats import Record
-from planner.netbox.results import CREATED, SKIPPED, UNCHANGED, UPDATED, Change
+from planner.netbox.results import CREATED, UNCHANGED, UPDATED, Change
 from planner.netbox.sync import Sync
 from planner.racks.feeds import power_feed_save
 
@@ -135,20 +135,11 @@ def sync_feeds(sync: Sync, index: Index, feeds: list[Record]) -> None:
                 if record.get("rack")
                 else _("it feeds no rack in NetBox")
             )
-            sync.result.changes.append(
-                Change("power_feed", label, SKIPPED, where=record.at(), note=note)
-            )
+            sync.skip("power_feed", label, record, note)
             continue
-        site = index.feed_site(record)
-        rack = sync.rack_for(site or "", *index.rack_of(record))
-        if rack is None or rack.pk is None:
-            sync.refuse(
-                record.at("rack"),
-                _(
-                    "the rack “%(rack)s” is in no racks file here and not among the racks imported before."
-                )
-                % {"rack": record.get("rack")},
-            )
+        site = index.feed_site(record) or ""
+        rack = sync.rack_named(record, site, *index.rack_of(record))
+        if rack is None:
             continue
         wanted = feed_values(record)
         seen = names.setdefault((rack.pk, wanted["name"]), 0)
@@ -159,26 +150,14 @@ def sync_feeds(sync: Sync, index: Index, feeds: list[Record]) -> None:
         ours = PowerFeed.objects.filter(rack__rack_group__site__team=sync.team)
         feed = sync.links.row(NetboxKind.POWER_FEED, record, key, ours)
         feed = feed or ours.filter(rack=rack, name=wanted["name"]).first()
-        _save_feed(sync, record, key, feed, rack, wanted)
-
-
-def _save_feed(sync: Sync, record, key, feed, rack, wanted) -> None:
-    if feed is None:
-        feed = PowerFeed(rack=rack, **wanted)
-        changed, action = [], CREATED
-    else:
-        wanted = wanted | {"rack": rack}
-        changed = [(k, getattr(feed, k), v) for k, v in wanted.items() if getattr(feed, k) != v]
-        for name, _old, value in changed:
-            setattr(feed, name, value)
-        changed = [
-            (k, str(old) if k == "rack" else old, str(new) if k == "rack" else new)
-            for k, old, new in changed
-        ]
-        action = UPDATED if changed else UNCHANGED
-    if action != UNCHANGED and not sync.write(
-        lambda: power_feed_save(feed=sync.stamp(feed)), record, FEED_FIELDS
-    ):
-        return
-    sync.links.keep(NetboxKind.POWER_FEED, record, key, feed)
-    sync.result.changes.append(Change("power_feed", str(feed), action, changed, record.at()))
+        if feed is None:
+            feed, changed, action = PowerFeed(rack=rack, **wanted), [], CREATED
+        else:
+            changed = sync.apply_changes(feed, wanted | {"rack": rack})
+            action = UPDATED if changed else UNCHANGED
+        if action != UNCHANGED and not sync.write(
+            lambda feed=feed: power_feed_save(feed=sync.stamp(feed)), record, FEED_FIELDS
+        ):
+            continue
+        sync.links.keep(NetboxKind.POWER_FEED, record, key, feed)
+        sync.result.changes.append(Change("power_feed", str(feed), action, changed, record.at()))

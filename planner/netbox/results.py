@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
@@ -30,6 +31,16 @@ class ImportOptions:
     cooling: str = RackCooling.ROOM_AIR
     max_kg: float | None = None
     power_kw: float | None = None
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> ImportOptions:
+        """The options among `values` (a form's cleaned data, a command's options); a price
+        as text becomes a Decimal."""
+        chosen = {f.name: values[f.name] for f in fields(cls) if values.get(f.name) is not None}
+        price = chosen.get("electricity_price_per_kwh")
+        if isinstance(price, str):
+            chosen["electricity_price_per_kwh"] = Decimal(price)
+        return cls(**chosen)
 
 
 @dataclass

@@ -19,7 +19,15 @@ from planner.models import Rack, RackGroup, Site
 from planner.netbox import formats
 from planner.netbox.formats import KG_PER, Problem, Record, Where
 from planner.netbox.links import Links
-from planner.netbox.results import CREATED, UNCHANGED, UPDATED, Change, ImportOptions, ImportResult
+from planner.netbox.results import (
+    CREATED,
+    SKIPPED,
+    UNCHANGED,
+    UPDATED,
+    Change,
+    ImportOptions,
+    ImportResult,
+)
 from planner.racks.services import rack_group_create_with_racks, rack_save
 from planner.sites.services import site_create, site_update
 from planner.versioning import ConflictError
@@ -70,6 +78,29 @@ class Sync:
             where = record.at(fields.get(name, ""))
             for message in messages:
                 self.refuse(where, message)
+
+    def skip(self, kind: str, name: str, record: Record, note: str) -> None:
+        self.result.changes.append(Change(kind, name, SKIPPED, where=record.at(), note=note))
+
+    def rack_named(self, record: Record, site: str, location: str | None, name: str) -> Rack | None:
+        """The rack a feed or device names, or None with a problem at its rack cell."""
+        rack = self.rack_for(site, location, name)
+        if rack is None or rack.pk is None:
+            message = _(
+                "the rack “%(rack)s” is in no racks file here and not among the racks imported "
+                "before."
+            )
+            self.refuse(record.at("rack"), message % {"rack": name})
+            return None
+        return rack
+
+    @staticmethod
+    def apply_changes(row: Any, wanted: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+        """Set `wanted` on `row`: the (field, old, new) that differ, related rows by name."""
+        changed = [(k, getattr(row, k), v) for k, v in wanted.items() if getattr(row, k) != v]
+        for name, _old, value in changed:
+            setattr(row, name, value)
+        return [(k, _shown(old), _shown(new)) for k, old, new in changed]
 
     def stamp(self, row: Any) -> Any:
         row._history_user = self.user  # django-simple-history: who made the change
@@ -190,11 +221,8 @@ class Sync:
         return wanted
 
     def _rack_update(self, rack: Rack, record: Record, wanted: dict[str, Any]) -> None:
-        wanted = {"name": record.get("name")} | wanted
-        changed = [(k, getattr(rack, k), v) for k, v in wanted.items() if getattr(rack, k) != v]
+        changed = self.apply_changes(rack, {"name": record.get("name")} | wanted)
         if changed:
-            for name, _old, value in changed:
-                setattr(rack, name, value)
             self.write(lambda: rack_save(rack=self.stamp(rack)), record, RACK_FIELDS)
         action = UPDATED if changed else UNCHANGED
         self.result.changes.append(Change("rack", str(rack), action, changed, record.at()))
@@ -290,3 +318,8 @@ class Sync:
             "max_kg": max_kg,
             "feeds": Feeds.A_B_2N if redundant else Feeds.SINGLE,
         }
+
+
+def _shown(value: Any) -> Any:
+    """A related row as its name, for the preview and the JSON."""
+    return str(value) if hasattr(value, "pk") else value

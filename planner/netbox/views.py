@@ -48,13 +48,6 @@ def _options_json(options: ImportOptions) -> dict[str, Any]:
     }
 
 
-def _options_from(data: dict[str, Any]) -> ImportOptions:
-    price = data.get("electricity_price_per_kwh")
-    return ImportOptions(
-        **(data | {"electricity_price_per_kwh": Decimal(price) if price else None})
-    )
-
-
 def _page(request, *, form=None, result=None, problems=None, token=None, error=None, status=200):
     return render(
         request,
@@ -111,7 +104,7 @@ def _commit(request: HttpRequest, owner: str) -> HttpResponse:
         result = netbox_import(
             user=request.user,
             files=_unpack(data),
-            options=_options_from(versions["options"]),
+            options=ImportOptions.of(versions["options"]),
             expected=versions["fingerprint"],
         )
     except ImportRefused as refused:

@@ -74,7 +74,10 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("table", "json"), default="table")
         parser.add_argument("--pue", type=float, help="PUE of the sites the import creates")
         parser.add_argument(
-            "--price-per-kwh", type=_decimal, help="Electricity price of the sites it creates"
+            "--price-per-kwh",
+            dest="electricity_price_per_kwh",
+            type=_decimal,
+            help="Electricity price of the sites it creates",
         )
         parser.add_argument(
             "--currency", choices=Currency.values, default="", help="Currency of that price"
@@ -107,7 +110,10 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: {exc.strerror}") from None
         try:
             result = netbox_import(
-                user=user, files=uploads, options=self._options(options), dry_run=options["dry_run"]
+                user=user,
+                files=uploads,
+                options=ImportOptions.of(options),
+                dry_run=options["dry_run"],
             )
         except PermissionDenied as exc:
             raise CommandError(str(exc)) from None
@@ -121,19 +127,6 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(result_table(result))
-
-    @staticmethod
-    def _options(options) -> ImportOptions:
-        return ImportOptions(
-            site=options["site"],
-            pue=options["pue"],
-            electricity_price_per_kwh=options["price_per_kwh"],
-            currency=options["currency"],
-            cooling_kw=options["cooling_kw"],
-            cooling=options["cooling"],
-            max_kg=options["max_kg"],
-            power_kw=options["power_kw"],
-        )
 
 
 def result_table(result: ImportResult) -> str:

@@ -52,7 +52,7 @@ class NetboxImportView(APIView):
             result = netbox_import(
                 user=request.user,
                 files=files,
-                options=ImportOptions(**data),
+                options=ImportOptions.of(data),
                 dry_run=dry_run,
                 expected=expected,
             )
