@@ -1,10 +1,11 @@
-"""`manage.py netbox_import FILE... --user NAME`: a team's racks, power feeds and devices from
+"""`manage.py netbox_import FILE... --user NAME` (or `--url URL --token TOKEN`): a team's racks, power feeds and devices from
 NetBox's own exports, imported all or nothing, and kept in step when run again."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from django.utils import translation
 from catalog.choices import Currency
 from planner.choices import RackCooling
 from planner.netbox.formats import ImportRefused
+from planner.netbox.live import NetboxUnreachable, netbox_pull
 from planner.netbox.readers import NetboxFile
 from planner.netbox.results import ImportOptions, ImportResult
 from planner.netbox.services import netbox_import
@@ -37,7 +39,8 @@ Which NetBox exports to take (give any of them, in any order):
   Device types: the community device-type library's YAML (or JSON) files of the models in
   your racks (u_height, weight, power-ports).
   REST API JSON, as saved from /api/dcim/sites/, racks/, power-panels/, power-feeds/,
-  devices/, power-ports/ and device-types/ (pages of "results"; save every page).
+  devices/, power-ports/ and device-types/ (pages of "results"; save every page), or
+  pulled live with --url and --token (pynetbox reads every page of each).
 
 NetBox keeps no cooling, PUE or electricity price: new sites take --pue and
 --price-per-kwh; new rack groups take --cooling-kw (else the site's other rack groups', else
@@ -61,7 +64,17 @@ class Command(BaseCommand):
         return parser
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
+        parser.add_argument(
+            "--url",
+            default="",
+            help="Pull live from this NetBox (https://netbox.example.com) through its REST API",
+        )
+        parser.add_argument(
+            "--token",
+            default=os.environ.get("NETBOX_TOKEN", ""),
+            help="The NetBox API token for --url (default: $NETBOX_TOKEN); it needs only read rights",
+        )
         parser.add_argument(
             "--user",
             required=True,
@@ -102,7 +115,9 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"--user: no account named {options['user']!r}")
-        uploads = []
+        if not files and not options["url"]:
+            raise CommandError("give NetBox's files, or --url and --token to pull them live")
+        uploads = self._pull(options["url"], options["token"]) if options["url"] else []
         for path in files:
             try:
                 uploads.append(NetboxFile(path.name, path.read_bytes()))
@@ -127,6 +142,15 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(result_table(result))
+
+    @staticmethod
+    def _pull(url: str, token: str) -> list[NetboxFile]:
+        if not token:
+            raise CommandError("--url needs --token (or $NETBOX_TOKEN): NetBox's API asks for one")
+        try:
+            return netbox_pull(url=url, token=token)
+        except NetboxUnreachable as exc:
+            raise CommandError(f"nothing was imported: {exc}") from None
 
 
 def result_table(result: ImportResult) -> str:
