@@ -70,6 +70,9 @@ def test_a_changed_feed_amperage_updates_one_row_with_history(cast, csv_files):
     (latest, *_) = history_of(feed)
     assert latest["kind"] == "changed" and latest["who"] == cast.facility.username
     assert latest["changes"] == [{"field": "amperage", "old": 32.0, "new": 40.0}]
+    # The link keeps what NetBox gave, with its history: 32 A then 40 A
+    link = NetboxLink.objects.get(kind="power_feed", natural_key="DC1/PP-A/A01-A")
+    assert [h.seen["amperage"] for h in link.history.order_by("history_id")] == [32.0, 40.0]
 
 
 def test_the_api_json_imports_and_links_rows_by_netbox_id(cast, api_files):
