@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from planner.choices import Feeds, NetboxKind
@@ -69,6 +70,7 @@ class Sync:
     # has a redundant one, by (site, rack name): a new rack group's power comes from them.
     feeds_kw: dict[tuple[str, str], float] = field(default_factory=dict)
     redundant: dict[tuple[str, str], bool] = field(default_factory=dict)
+    new_groups: set[int] = field(default_factory=set)  # the rack groups this import made
 
     def refuse(self, where: Where, message: str) -> None:
         self.problems.append(Problem(where, message))
@@ -262,6 +264,8 @@ class Sync:
             placed[0][0],
             RACK_FIELDS | {"power_kw": "", "cooling_kw": "", "units": "u_height"},
         )
+        if group.pk is not None:
+            self.new_groups.add(group.pk)
         self.result.changes.append(
             Change("rack_group", str(group), CREATED, where=placed[0][0].at())
         )
@@ -293,8 +297,12 @@ class Sync:
             )
         if power_kw is None or max_kg is None:
             return {}
+        # The groups the site had before this import: one it made a moment ago took its
+        # cooling from its own power, not from what the site keeps.
         site_cooling = list(
-            site.rack_groups.order_by("-cooling_kw").values_list("cooling_kw", flat=True)[:1]
+            site.rack_groups.exclude(pk__in=self.new_groups)
+            .order_by("-cooling_kw")
+            .values_list("cooling_kw", flat=True)[:1]
         )
         if o.cooling_kw is not None:
             cooling_kw, source = o.cooling_kw, _("as asked")
@@ -307,7 +315,11 @@ class Sync:
                 "NetBox keeps no cooling: the new rack group “%(group)s” takes %(kw)s kW of "
                 "cooling per rack, %(source)s. Change it on the site's page if it differs."
             )
-            % {"group": f"{site.name} / {group_name}", "kw": f"{cooling_kw:g}", "source": source}
+            % {
+                "group": f"{site.name} / {group_name}",
+                "kw": number_format(cooling_kw, 1),
+                "source": source,
+            }
         )
         redundant = any(self.redundant.get(k) for k in keys)
         return {

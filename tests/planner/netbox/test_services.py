@@ -44,7 +44,11 @@ def test_the_csv_exports_and_device_types_import_cleanly(cast, csv_files):
     assert equipment["tor-a01"].weight_kg == pytest.approx(9.571, abs=1e-3)
     skipped = {c.name: c.note for c in result.changes if c.action == "skipped"}
     assert set(skipped) == {"PP-A / Spare-1", "PP-B / A02-C", "pdu-a01", "spare-1"}
-    assert any("cooling" in note for note in result.notes)
+    # NetBox keeps no cooling: a new group's is its own power (230 V x 32 A x 80 % = 5.888 kW),
+    # not that of the group the same import made a moment before
+    assert RackGroup.objects.get(site=site, name="NetBox").cooling_kw == pytest.approx(5.888)
+    assert hall.cooling_kw == hall.power_kw
+    assert len([n for n in result.notes if "cooling" in n]) == 2
 
 
 def test_a_second_import_of_the_same_files_changes_nothing(cast, csv_files):
@@ -195,3 +199,19 @@ def test_the_summary_counts_the_teams_linked_rows_only(cast, csv_files, api_file
     summary = netbox_link_summary(user=cast.facility)
     assert summary.counts == {"site": 1, "rack": 3, "power_feed": 5, "device": 3}
     assert netbox_link_summary(user=cast.outsider).last_import is None
+
+
+def test_new_rack_groups_take_the_cooling_the_site_already_has(cast, csv_files):
+    site = SiteFactory(team=cast.team, name="DC1")
+    RackGroupFactory(site=site, name="Old row", count=1, cooling_kw=30)
+    result = netbox_import(user=cast.facility, files=csv_files, options=NEW_SITES)
+    new = RackGroup.objects.filter(site=site).exclude(name="Old row")
+    assert sorted(new.values_list("cooling_kw", flat=True)) == [30, 30]
+    assert all("as the site's other rack groups" in n for n in result.notes)
+
+
+def test_new_rack_groups_take_the_cooling_asked_for(cast, csv_files):
+    options = replace(NEW_SITES, cooling_kw=12.5, cooling="rdhx")
+    netbox_import(user=cast.facility, files=csv_files, options=options)
+    groups = RackGroup.objects.filter(site__team=cast.team)
+    assert set(groups.values_list("cooling_kw", "cooling")) == {(12.5, "rdhx")}
