@@ -317,7 +317,7 @@ class Sync:
             )
             % {
                 "group": f"{site.name} / {group_name}",
-                "kw": number_format(cooling_kw, 1),
+                "kw": number_format(round(cooling_kw, 1), 1),
                 "source": source,
             }
         )

@@ -64,7 +64,13 @@ class Command(BaseCommand):
         return parser
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
+        parser.add_argument(
+            "files",
+            nargs="*",
+            type=Path,
+            metavar="FILE",
+            help="NetBox's CSV exports, device-type YAML or JSON, API JSON pages",
+        )
         parser.add_argument(
             "--url",
             default="",
@@ -89,6 +95,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--price-per-kwh",
             dest="electricity_price_per_kwh",
+            metavar="PRICE",
             type=_decimal,
             help="Electricity price of the sites it creates",
         )
