@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import Role, has_role
 from accounts.services import user_team
-from planner.models import Rack, Site
+from planner.models import Rack
 from planner.netbox import formats
 from planner.netbox.devices import sync_devices
 from planner.netbox.formats import ImportRefused, Problem, Record, Where
@@ -77,8 +77,9 @@ def netbox_import(
         where = Where(files[0].name if files else "-", 1)
         message = _("no NetBox object of the site “%(site)s” in the files.")
         raise ImportRefused([Problem(where, message % {"site": options.site})])
-    # One import of a team at a time: a second waits here until the first is done.
-    list(Site.objects.filter(team=team).select_for_update().values_list("pk", flat=True))
+    # One import of a team at a time: a second waits here until the first is done (the team's
+    # row, which is there even before the team has a site).
+    type(team).objects.select_for_update().filter(pk=team.pk).first()
     sync = Sync(team, user, options, ImportResult(dry_run=dry_run), Links(team))
     _run(sync, by_kind)
     if sync.problems:
