@@ -101,5 +101,8 @@ class ProblemSerializer(serializers.Serializer):
 
 
 class NetboxImportRefusedSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    problems = ProblemSerializer(many=True)
+    """A file's problems (`detail` and `problems`, each with its file, line and column), or a
+    field of the request that is wrong (`{"<field>": ["message"]}`, e.g. no `files`)."""
+
+    detail = serializers.CharField(required=False)
+    problems = ProblemSerializer(many=True, required=False)
