@@ -114,3 +114,12 @@ class FeedPhase(models.TextChoices):
 class FeedType(models.TextChoices):
     PRIMARY = "primary", _("Primary")
     REDUNDANT = "redundant", _("Redundant")
+
+
+class NetboxKind(models.TextChoices):
+    """What a NetBox object became here (planner.models.netbox.NetboxLink)."""
+
+    SITE = "site", _("Site")
+    RACK = "rack", _("Rack")
+    POWER_FEED = "power_feed", _("Power feed")
+    DEVICE = "device", _("Device")

@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("planner.prices.api.urls")),
     path("", include("planner.compat.api.urls")),
     path("", include("planner.faults.api.urls")),
+    path("", include("planner.netbox.api.urls")),
 ]

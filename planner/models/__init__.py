@@ -4,6 +4,7 @@ from planner.models.calibrations import CalibrationProfile
 from planner.models.equipment import Equipment, RackCommitment
 from planner.models.faults import FaultEntry, FaultIncident
 from planner.models.feeds import PowerFeed
+from planner.models.netbox import NetboxLink
 from planner.models.plans import Plan, Workload
 from planner.models.prices import Price
 from planner.models.racks import Rack
@@ -15,6 +16,7 @@ __all__ = [
     "Equipment",
     "FaultEntry",
     "FaultIncident",
+    "NetboxLink",
     "Plan",
     "PowerFeed",
     "Price",

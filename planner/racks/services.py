@@ -105,3 +105,17 @@ def rack_delete(*, rack: Rack) -> None:
     group_id = rack.rack_group_id
     rack.delete()
     _count_follows(group_id)
+
+
+@transaction.atomic
+def rack_group_create_with_racks(*, rack_group: RackGroup, racks: list[Rack]) -> RackGroup:
+    """Create a rack group with racks named as given (an import's), instead of the numbered
+    racks its count would add: its count is their number."""
+    rack_group.count = len(racks)
+    rack_group.full_clean()
+    save_versioned(rack_group)
+    for rack in racks:
+        rack.rack_group = rack_group
+        rack.full_clean()
+        save_versioned(rack)
+    return rack_group
