@@ -24,12 +24,39 @@ def paths(*names: str) -> list[str]:
     return [str(FIXTURES / name) for name in names]
 
 
-def test_help_names_the_netbox_exports_to_take(capsys):
+def test_help_names_the_netbox_exports_to_take(capsys, monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     with pytest.raises(SystemExit):
         call_command("netbox_import", "--help")
     text = capsys.readouterr().out
     for export in ("racks.csv", "power-feeds.csv", "device-type library", "/api/dcim/sites/"):
         assert export in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "shell"),
+    [(["manage.py", "netbox_import", "--language", "zh-hans"], "C.UTF-8"), ([], "zh_CN.UTF-8")],
+)
+def test_help_speaks_chinese_when_asked_or_when_the_terminal_does(capsys, monkeypatch, argv, shell):
+    monkeypatch.setattr("sys.argv", argv or ["manage.py", "netbox_import", "--help"])
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", shell)
+    with pytest.raises(SystemExit):
+        call_command("netbox_import", "--help")
+    text = capsys.readouterr().out
+    assert "应从 NetBox 导出哪些文件" in text and "racks.csv" in text
+    assert "Which NetBox exports to take" not in text
+
+
+def test_an_unknown_user_is_named_in_the_terminal_language(monkeypatch):
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    with pytest.raises(CommandError, match="没有名为 'nobody' 的账户"):
+        run(*paths(*API_FILES), "--user", "nobody")
+    with pytest.raises(CommandError, match="no account named 'nobody'"):
+        run(*paths(*API_FILES), "--user", "nobody", "--language", "en")
 
 
 def test_a_dry_run_prints_each_rack_with_its_usable_power_and_writes_nothing(cast):
