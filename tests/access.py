@@ -7,12 +7,45 @@ import re
 
 import pytest
 
+from accounts.roles import has_role
 from planner.simulations import services as simulations
-from tests.cast import ANONYMOUS
+from tests.cast import ANONYMOUS, OTHER_TEAM, PARTS
 
 # Team Alpha's viewer, planner, facility engineer and admin; team Beta's planner and facility
 # engineer (who may write sites, but not Alpha's); and no one.
 ROLES = (ANONYMOUS, "viewer", "planner", "facility", "admin", "outsider", "outside_facility")
+
+
+# A writer role of None: anyone may, signed in or not.
+PUBLIC = None
+
+
+def expected_status(
+    cast,
+    who: str,
+    *,
+    writer: str | None,
+    success: int,
+    anonymous: int,
+    names_alphas_row: bool,
+    names_alphas_parent: bool = False,
+) -> int:
+    """What a write answers `who` by the access rules: anyone may write a public one; no one
+    signed in gets `anonymous` (401 from the API, a redirect to sign in from a page); a role
+    below the writer 403; a writer of team Beta 404 for Alpha's row (it must not learn the row
+    exists) and 400 for a new row under an Alpha parent (not one it may choose); else success."""
+    if writer is PUBLIC:
+        return success
+    if who == ANONYMOUS:
+        return anonymous
+    if not has_role(cast[who], writer):
+        return 403
+    if PARTS[who].team == OTHER_TEAM:
+        if names_alphas_row:
+            return 404
+        if names_alphas_parent:
+            return 400
+    return success
 
 
 def api_operations() -> set[tuple[str, str]]:

@@ -18,13 +18,16 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import ApiToken
-from accounts.roles import Role, has_role
-from tests.access import ANONYMOUS, ROLES, access_rows  # noqa: F401 (fixture "rows")
-from tests.cast import OTHER_TEAM, PARTS
+from accounts.roles import Role
+from tests.access import (
+    PUBLIC,
+    ROLES,
+    access_rows,  # noqa: F401 (fixture "rows")
+    expected_status,
+)
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC = None
 FORM, DONE = 200, 302
 
 # The route (as urls.py writes it): (who may, what an empty form gets).
@@ -129,15 +132,14 @@ def page_routes() -> list[str]:
 
 def expected(cast, route: str, who: str) -> int:
     writer, success = FORMS[route]
-    if writer is PUBLIC:
-        return success
-    if who == ANONYMOUS:
-        return 302
-    if not has_role(cast[who], writer):
-        return 403
-    if PARTS[who].team == OTHER_TEAM and "<int:pk>" in route:
-        return 404
-    return success
+    return expected_status(
+        cast,
+        who,
+        writer=writer,
+        success=success,
+        anonymous=302,
+        names_alphas_row="<int:pk>" in route,
+    )
 
 
 def _post_as_each(cast, url: str, check=None) -> dict[str, int]:

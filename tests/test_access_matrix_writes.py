@@ -15,13 +15,18 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from accounts.roles import Role, has_role
-from tests.access import ANONYMOUS, ROLES, access_rows, api_operations, row_url  # noqa: F401 (fixture "rows")
-from tests.cast import OTHER_TEAM, PARTS
+from accounts.roles import Role
+from tests.access import (
+    PUBLIC,
+    ROLES,
+    access_rows,  # noqa: F401 (fixture "rows")
+    api_operations,
+    expected_status,
+    row_url,
+)
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC = None  # anyone, signed in or not
 ANY_ROLE = Role.VIEWER
 
 # (method, path): (who may, status on success). Changes to a row need its writer's role; the
@@ -60,18 +65,15 @@ WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 def expected(cast, method: str, path: str, who: str) -> int:
     writer, success = WRITES[(method, path)]
-    if writer is PUBLIC:
-        return success
-    if who == ANONYMOUS:
-        return 401
-    if not has_role(cast[who], writer):
-        return 403
-    if PARTS[who].team == OTHER_TEAM:
-        if "{id}" in path:
-            return 404
-        if path.split("/")[3] in CHILD_OF_ALPHA:
-            return 400
-    return success
+    return expected_status(
+        cast,
+        who,
+        writer=writer,
+        success=success,
+        anonymous=401,
+        names_alphas_row="{id}" in path,
+        names_alphas_parent=path.split("/")[3] in CHILD_OF_ALPHA,
+    )
 
 
 def test_the_matrix_covers_every_write_operation():
