@@ -98,6 +98,9 @@ AXES_COOLOFF_TIME = dt.timedelta(seconds=FLOPFIT_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+# No banner at every start: the commands' standard error is for their own one-line errors.
+# Failures and lockouts are still logged (by account and address, masked).
+AXES_VERBOSE = False
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
