@@ -96,7 +96,8 @@ def _schemathesis(url: str, *, max_time: int, headers: list[str], report: Path) 
         str(report),
         *[arg for header in headers for arg in ("-H", header)],
     ]
-    status = subprocess.run(command, cwd=ROOT).returncode
+    # In the report's folder: schemathesis leaves its .schemathesis/ cache where it runs.
+    status = subprocess.run(command, cwd=report.parent).returncode
     return status, _cases(report)
 
 
