@@ -4,25 +4,22 @@ from django.contrib.auth.admin import UserAdmin
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from accounts.lockout import LockoutAdminAuthenticationForm, login_unlock
 from accounts.models import ApiToken, Profile, Team
-
-# The admin's own login counts wrong passwords like the site's (accounts/lockout.py).
-admin.site.login_form = LockoutAdminAuthenticationForm
+from accounts.services import user_unlock
 
 User = get_user_model()
 admin.site.unregister(User)
 
 
 @admin.register(User)
-class LockoutUserAdmin(UserAdmin):
+class FlopfitUserAdmin(UserAdmin):
     actions = ["unlock"]
 
     @admin.action(description=_("Unlock: forget failed sign-ins"))
     def unlock(self, request, queryset) -> None:
         usernames = list(queryset.values_list("username", flat=True))
         for username in usernames:
-            login_unlock(username=username)
+            user_unlock(username=username)
         self.message_user(
             request,
             ngettext(

@@ -6,6 +6,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
+from axes.utils import reset as axes_reset
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -91,3 +92,9 @@ def demo_users_ensure() -> list[DemoUser]:
         user_create(username=username, password=password, role=role)
         out.append(DemoUser(username, password, role))
     return out
+
+
+def user_unlock(*, username: str) -> None:
+    """Forget the account's failed sign-ins (django-axes' attempts): its owner may sign in
+    again at once, from anywhere."""
+    axes_reset(username=username)

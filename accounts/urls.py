@@ -2,16 +2,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import views
-from accounts.lockout import LockoutAuthenticationForm
 
 app_name = "accounts"
 
 urlpatterns = [
-    path(
-        "login/",
-        auth_views.LoginView.as_view(authentication_form=LockoutAuthenticationForm),
-        name="login",
-    ),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -41,3 +42,10 @@ def token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
     else:
         messages.error(request, _("No such active key."))
     return redirect("accounts:profile")
+
+
+def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """What django-axes answers a sign-in to a locked-out account (AXES_LOCKOUT_CALLABLE), on the
+    site's login and the admin's: 429, saying for how long and who can unlock it."""
+    minutes = max(1, round(settings.FLOPFIT_LOGIN_LOCKOUT_S / 60))
+    return render(request, "registration/locked_out.html", {"lockout_minutes": minutes}, status=429)

@@ -82,24 +82,3 @@ class ApiErrorsAsJsonMiddleware:
         ):
             return JsonResponse({"detail": response.reason_phrase}, status=response.status_code)
         return response
-
-
-class ContentSecurityPolicyMiddleware:
-    """Sends `FLOPFIT_CSP` with every response that has none: scripts only from our own files
-    (htmx, Chart.js and ours are vendored under static/), styles from ours plus inline style
-    attributes (the pages and htmx's indicator style use them), nothing framed, no plugins.
-    The API's documentation pages run an inline script to start Swagger UI and ReDoc, so they
-    get `FLOPFIT_CSP_API_DOCS` instead."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if "Content-Security-Policy" not in response:
-            docs = request.path_info.startswith(settings.FLOPFIT_CSP_API_DOCS_PATHS)
-            policy = settings.FLOPFIT_CSP_API_DOCS if docs else settings.FLOPFIT_CSP
-            response["Content-Security-Policy"] = "; ".join(
-                f"{directive} {' '.join(sources)}" for directive, sources in policy.items()
-            )
-        return response

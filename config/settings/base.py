@@ -1,9 +1,11 @@
 """Settings shared by every environment. Everything that differs between machines is read from
 the environment (django-environ); nothing secret has a default here."""
 
+import datetime as dt
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.utils.translation import gettext_lazy as _
 
 from config.cache import cache_config
@@ -35,6 +37,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "simple_history",
+    "csp",
+    "axes",
     "accounts",
     "catalog",
     "planner",
@@ -43,7 +47,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.metrics.PrometheusMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "config.middleware.ContentSecurityPolicyMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiErrorsAsJsonMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
@@ -57,36 +61,50 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
-# Content-Security-Policy (config/middleware.py): everything from our own origin; inline style
-# attributes allowed (templates and htmx use them), inline scripts never.
-FLOPFIT_CSP = {
-    "default-src": ["'self'"],
-    "script-src": ["'self'"],
-    "style-src": ["'self'", "'unsafe-inline'"],
-    "img-src": ["'self'", "data:"],
-    "connect-src": ["'self'"],
-    "font-src": ["'self'"],
-    "object-src": ["'none'"],
-    "base-uri": ["'self'"],
-    "form-action": ["'self'"],
-    "frame-ancestors": ["'none'"],
+# Content-Security-Policy (django-csp): everything from our own origin; inline style attributes
+# allowed (templates and htmx's indicator style use them), inline scripts and string evaluation
+# never (templates/base.html turns htmx's allowEval off).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
 }
-# Swagger UI and ReDoc (drf-spectacular's sidecar files) start from an inline script and ReDoc
-# runs its renderer in a blob: worker.
-FLOPFIT_CSP_API_DOCS_PATHS = ("/api/docs/", "/api/redoc/")
-FLOPFIT_CSP_API_DOCS = {
-    **FLOPFIT_CSP,
-    "script-src": ["'self'", "'unsafe-inline'"],
-    "worker-src": ["'self'", "blob:"],
-}
+# What the API's documentation pages add (config/urls.py): Swagger UI and ReDoc (drf-spectacular's
+# sidecar files) start from an inline script, and ReDoc runs its renderer in a blob: worker.
+FLOPFIT_CSP_API_DOCS = {"script-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]}
 
 LOGIN_URL = "accounts:login"
-# Wrong passwords one account may take before the login forms refuse it for the lockout period
-# (accounts/lockout.py); each failure restarts the period.
+# Password guessing (django-axes): after FLOPFIT_LOGIN_FAILURES wrong passwords for one account
+# from one address, the login forms (the site's and the admin's) refuse that account there for
+# FLOPFIT_LOGIN_LOCKOUT_S, each failure restarting the period; the right password forgets the
+# failures. The attempts are rows in the database, so every web worker counts the same guesses.
 FLOPFIT_LOGIN_FAILURES = env.int("FLOPFIT_LOGIN_FAILURES", default=5)
 FLOPFIT_LOGIN_LOCKOUT_S = env.int("FLOPFIT_LOGIN_LOCKOUT_S", default=15 * 60)
+AXES_FAILURE_LIMIT = FLOPFIT_LOGIN_FAILURES
+AXES_COOLOFF_TIME = dt.timedelta(seconds=FLOPFIT_LOGIN_LOCKOUT_S)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+# No banner at every start: the commands' standard error is for their own one-line errors.
+# Failures and lockouts are still logged (by account and address, masked).
+AXES_VERBOSE = False
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 

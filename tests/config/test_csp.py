@@ -30,9 +30,20 @@ def test_every_response_forbids_inline_scripts_and_framing(client, path):
 
 
 @pytest.mark.django_db
+def test_the_header_is_the_one_policy_the_settings_declare(client, settings):
+    """django-csp builds the header from CONTENT_SECURITY_POLICY: one place says what is allowed,
+    and nothing lets a script evaluate strings."""
+    directives = settings.CONTENT_SECURITY_POLICY["DIRECTIVES"]
+    policy = _policy(client.get("/accelerators/"))
+    assert policy == {name: list(sources) for name, sources in directives.items()}
+    assert "'unsafe-eval'" not in policy["script-src"]
+
+
+@pytest.mark.django_db
 def test_the_api_documentation_may_start_its_inline_script(client):
     policy = _policy(client.get("/api/docs/"))
     assert "'unsafe-inline'" in policy["script-src"]
+    assert "'unsafe-eval'" not in policy["script-src"]
 
 
 def test_no_template_holds_an_inline_script_or_handler():

@@ -299,18 +299,38 @@ class Processes:
         assert proc.poll() is None, "gunicorn exited at start; its log is printed below"
         return f"http://127.0.0.1:{port}"
 
-    def worker(self, env: dict[str, str]) -> subprocess.Popen:
-        name = f"fault-{uuid.uuid4().hex[:8]}"
+    def _spawn(self, command: list[str], env: dict[str, str], log: str) -> subprocess.Popen:
+        """A process in a session of its own (so its children are stopped with it)."""
         proc = subprocess.Popen(
-            celery_worker_command(name=name),
+            command,
             cwd=ROOT,
             env=env,
             start_new_session=True,
             stdout=subprocess.DEVNULL,
-            stderr=self.logs.open(f"worker-{name}"),
+            stderr=self.logs.open(log),
         )
         self.procs.append(proc)
         return proc
+
+    def worker(self, env: dict[str, str]) -> subprocess.Popen:
+        name = f"fault-{uuid.uuid4().hex[:8]}"
+        return self._spawn(celery_worker_command(name=name), env, f"worker-{name}")
+
+    def beat(self, env: dict[str, str], schedule: Path) -> subprocess.Popen:
+        """Celery beat, which sends the periodic tasks (simulations whose task was lost are
+        queued again), keeping its schedule in `schedule`."""
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "-q",
+            "beat",
+            "-s",
+            str(schedule),
+        ]
+        return self._spawn(command, env, f"beat-{uuid.uuid4().hex[:4]}")
 
     def manage(self, env: dict[str, str], *args: str, timeout: float = 120) -> str:
         result = subprocess.run(
@@ -345,3 +365,26 @@ def shared_database_url() -> str:
     if not connection.settings_dict["ENGINE"].endswith("postgresql"):
         require_or_skip("the fault tests need PostgreSQL (set DATABASE_URL)")
     return suite_database_url()
+
+
+def simulation_row(url: str, pk: int) -> dict:
+    """What a simulation's row says now, read straight from the database at `url`."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        cursor = conn.execute(
+            "SELECT status, attempts, error, result IS NOT NULL, result->>'completed',"
+            " started_at, finished_at, progress FROM planner_simulation WHERE id = %s",
+            [pk],
+        )
+        names = (
+            "status",
+            "attempts",
+            "error",
+            "has_result",
+            "completed",
+            "started",
+            "finished",
+            "progress",
+        )
+        return dict(zip(names, cursor.fetchone(), strict=True))

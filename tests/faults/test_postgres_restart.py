@@ -13,12 +13,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-import psycopg
 import pytest
 import requests
 
 from planner.engine.simulate.question import MAX_REQUESTS
-from tests.faults.conftest import app_environment
+from tests.faults.conftest import app_environment, simulation_row
 from tests.processes import wait_for
 
 pytestmark = pytest.mark.slow
@@ -121,17 +120,6 @@ class Load:
         self.stopping.set()
         for thread in self.threads:
             thread.join(timeout=30)
-
-
-def simulation_row(url: str, pk: int) -> dict:
-    with psycopg.connect(url) as conn:
-        cursor = conn.execute(
-            "SELECT status, attempts, error, result IS NOT NULL, result->>'completed',"
-            " started_at, finished_at FROM planner_simulation WHERE id = %s",
-            [pk],
-        )
-        names = ("status", "attempts", "error", "has_result", "completed", "started", "finished")
-        return dict(zip(names, cursor.fetchone(), strict=True))
 
 
 def test_a_postgres_restart_under_load_fails_only_requests_in_flight_and_the_task_completes(

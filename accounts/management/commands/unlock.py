@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.lockout import login_unlock
+from accounts.services import user_unlock
 
 
 class Command(BaseCommand):
@@ -20,5 +20,5 @@ class Command(BaseCommand):
         if unknown:
             raise CommandError(f"no such user: {', '.join(unknown)}")
         for username in usernames:
-            login_unlock(username=username)
+            user_unlock(username=username)
             self.stdout.write(f"unlocked: {username}")

@@ -41,7 +41,7 @@ class PriceSerializer(JsonTypesMixin, serializers.ModelSerializer):
     stale = serializers.SerializerMethodField(help_text="The price is more than a year old")
     expired = serializers.SerializerMethodField(help_text="Its valid-until day has passed")
     copied_from = serializers.PrimaryKeyRelatedField(
-        read_only=True, help_text="The price this one was copied from, if any"
+        read_only=True, allow_null=True, help_text="The price this one was copied from, if any"
     )
 
     class Meta:

@@ -149,3 +149,14 @@ def test_history_lists_every_version(cast, planner, quote):
     assert [entry["kind"] for entry in history] == ["changed", "created"]
     assert history[0]["changes"] == [{"field": "notes", "old": "", "new": "called back"}]
     assert history[0]["who"] == cast.planner.username
+
+
+def test_the_document_lets_a_price_that_was_not_copied_say_so(cast, quote):
+    """`copied_from` is null for a price entered by hand: the OpenAPI document says it may be."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    body = cast.api("viewer").get(f"{PRICES}{quote.pk}/").json()
+    assert body["copied_from"] is None
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    declared = schema["components"]["schemas"]["Price"]["properties"]["copied_from"]
+    assert "null" in declared["type"], declared
