@@ -19,6 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import ApiToken
 from accounts.roles import Role
+from planner.web.roles import PLAN_MAKERS
 from tests.access import (
     PUBLIC,
     ROLES,
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.django_db
 FORM, DONE = 200, 302
 
 # The route (as urls.py writes it): (who may, what an empty form gets).
-FORMS: dict[str, tuple[str | None, int]] = {
+FORMS: dict[str, tuple[str | tuple[str, ...] | None, int]] = {
     "sites/new/": (Role.FACILITY, FORM),
     "sites/<int:pk>/edit/": (Role.FACILITY, FORM),
     "sites/<int:pk>/rack-groups/new/": (Role.FACILITY, FORM),
@@ -44,13 +45,22 @@ FORMS: dict[str, tuple[str | None, int]] = {
     "racks/<int:pk>/equipment/new/": (Role.FACILITY, FORM),
     "equipment/<int:pk>/edit/": (Role.FACILITY, FORM),
     "equipment/<int:pk>/remove/": (Role.FACILITY, DONE),
+    "racks/<int:pk>/feeds/new/": (Role.FACILITY, FORM),
+    "feeds/<int:pk>/edit/": (Role.FACILITY, FORM),
+    "feeds/<int:pk>/delete/": (Role.FACILITY, DONE),
+    # An upload with no files is refused as a bad request, the page shown again with the errors.
+    "netbox/import/": (Role.FACILITY, 400),
     "simulations/new/<slug:kind>/": (Role.PLANNER, FORM),
     "simulations/<int:pk>/cancel/": (Role.PLANNER, DONE),
     "workloads/new/<slug:kind>/": (Role.PLANNER, FORM),
     "workloads/<int:pk>/edit/": (Role.PLANNER, FORM),
     "workloads/<int:pk>/copy/": (Role.PLANNER, DONE),
-    "plans/new/": (Role.PLANNER, FORM),
+    "plans/new/": (PLAN_MAKERS, FORM),
     "plans/<int:pk>/sweep/": (Role.PLANNER, DONE),
+    "plans/<int:pk>/rank/": (PLAN_MAKERS, DONE),
+    "plans/<int:pk>/release/": (Role.PLANNER, DONE),
+    "plans/<int:pk>/candidates/<int:cid>/commit/": (Role.PLANNER, DONE),
+    "plans/<int:pk>/serving-check/": (Role.PLANNER, DONE),
     "calibrations/": (Role.PLANNER, FORM),
     "prices/new/": (Role.PLANNER, FORM),
     "prices/import/": (Role.PLANNER, FORM),
@@ -85,6 +95,7 @@ ROW_OF = {
     "sites/": "site",
     "racks/": "rack",
     "equipment/": "equipment",
+    "feeds/": "power_feed",
     "simulations/": "simulation",
     "workloads/": "workload",
     "plans/": "plan",

@@ -13,9 +13,11 @@ it may choose); a writer of Alpha gets the operation's success."""
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from accounts.roles import Role
+from planner.web.roles import PLAN_MAKERS
 from tests.access import (
     PUBLIC,
     ROLES,
@@ -32,13 +34,17 @@ ANY_ROLE = Role.VIEWER
 # (method, path): (who may, status on success). Changes to a row need its writer's role; the
 # computations that store nothing are open to any role (the estimate and compatibility check to
 # anyone).
-WRITES: dict[tuple[str, str], tuple[str | None, int]] = {
+WRITES: dict[tuple[str, str], tuple[str | tuple[str, ...] | None, int]] = {
     ("POST", "/api/v1/estimates/"): (PUBLIC, 200),
     ("POST", "/api/v1/compat/"): (PUBLIC, 200),
     ("POST", "/api/v1/fit/"): (ANY_ROLE, 200),
     ("POST", "/api/v1/diagnose/"): (ANY_ROLE, 200),
     ("POST", "/api/v1/calibrations/"): (Role.PLANNER, 201),
-    ("POST", "/api/v1/plans/"): (Role.PLANNER, 201),
+    ("POST", "/api/v1/plans/"): (PLAN_MAKERS, 201),
+    ("POST", "/api/v1/plans/{id}/rank/"): (PLAN_MAKERS, 200),
+    ("POST", "/api/v1/plans/{id}/release/"): (Role.PLANNER, 200),
+    ("POST", "/api/v1/plans/{id}/candidates/{cid}/commit/"): (Role.PLANNER, 201),
+    ("POST", "/api/v1/netbox/import/"): (Role.FACILITY, 200),
     ("POST", "/api/v1/simulations/"): (Role.PLANNER, 202),
     ("DELETE", "/api/v1/simulations/{id}/"): (Role.PLANNER, 202),
     ("POST", "/api/v1/prices/{id}/copy/"): (Role.PLANNER, 201),
@@ -61,6 +67,18 @@ for _kind, _writer in {
 # New rows that hang from one of Alpha's rows: Beta's writer names a parent it may not choose.
 CHILD_OF_ALPHA = {"rack-groups", "racks", "equipment", "power-feeds", "fault-incidents"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+NETBOX_IMPORT = "/api/v1/netbox/import/"
+
+
+def _netbox_upload() -> dict:
+    """NetBox's API exports, as a dry run: a team's facility people import them into their own
+    sites, whichever team they are in."""
+    from tests.planner.netbox.conftest import API_FILES, FIXTURES
+
+    files = [SimpleUploadedFile(name, (FIXTURES / name).read_bytes()) for name in API_FILES]
+    return {"files": files, "dry_run": "true", "pue": "1.3", "electricity_price_per_kwh": "0.65"}
 
 
 def expected(cast, method: str, path: str, who: str) -> int:
@@ -135,9 +153,14 @@ def _request(cast, rows, method: str, path: str) -> tuple[str, dict, dict]:
     """The URL, body and headers that would make the write succeed for Alpha's writer: a new
     row's fields, or the row as Alpha's admin reads it with its version in If-Match."""
     kind = path.split("/")[3]
+    if path.endswith(("/commit/", "/release/")):  # a plan ranked in Alpha's site
+        rows = {**rows, "plan": rows["site_plan"]}
     if (method, kind) == ("DELETE", "racks"):  # a rack with equipment in it is refused (409)
         rows = {**rows, "rack": rows["empty_rack"]}
     url = row_url(path, rows)
+    if path == NETBOX_IMPORT or path.endswith(("/rank/", "/release/", "/commit/")):
+        # The import's files are made per request; the plan's actions take no fields.
+        return url, {}, {}
     if method == "POST" and "{id}" not in path:
         return url, _new(kind, rows), {}
     read = cast.api("admin").get(url.removesuffix("copy/"))
@@ -155,7 +178,10 @@ def test_each_role_gets_the_status_the_rules_say(cast, rows, method, path):
     for who in ROLES:
         with transaction.atomic():
             send = getattr(clients[who], method.lower())
-            response = send(url, body, format="json", **headers)
+            if path == NETBOX_IMPORT:  # files, read afresh by each role's request
+                response = send(url, _netbox_upload(), format="multipart")
+            else:
+                response = send(url, body, format="json", **headers)
             transaction.set_rollback(True)
         got[who] = response.status_code
         said[who] = response.content[:200]

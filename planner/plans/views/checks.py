@@ -35,13 +35,15 @@ def _fragment(request: HttpRequest, plan) -> HttpResponse:
 def plan_serving_check_view(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: the check's section (the fragment over htmx, else the plan page at it). POST: start
     the check, or show the one already asked for these builds."""
+    if request.method == "POST":
+        # The role first, as every write does: one who may not start a check learns no more.
+        require_role(request.user)
     plan = visible_plan(request, pk)
     back = plan.get_absolute_url() + "#serving-check"
     if request.method == "GET":
         if not partial_wanted(request):
             return redirect(back)
         return _fragment(request, plan)
-    require_role(request.user)
     try:
         _simulation, queued = plan_serving_check_start(plan=plan, user=request.user)
     except RequestError as exc:
