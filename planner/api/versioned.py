@@ -8,7 +8,7 @@ actions with `crud_docs`, and wraps its service calls in `service_errors`."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from django.core.exceptions import NON_FIELD_ERRORS
@@ -35,6 +35,7 @@ from planner.api.serializers import (
     HistoryEntrySerializer,
     PreconditionFailedSerializer,
 )
+from planner.api.views import writer_team
 from planner.history import history_of
 from planner.versioning import ConflictError, StaleVersionError
 
@@ -333,3 +334,38 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
 
     lookup_value_regex = r"\d+"
+    # The feature's services, each set as staticmethod(...): `create_service(team=, user=,
+    # **fields)`, `update_service(<row_arg>=row, **fields)` and `delete_service(<row_arg>=row)`;
+    # with `services_take_user`, update and delete name the writer too (`user=`).
+    create_service: Callable[..., object]
+    update_service: Callable[..., object]
+    delete_service: Callable[..., object]
+    row_arg: str
+    services_take_user = False
+    # A row with no unique name: a conflict is a rule the database caught in a race.
+    conflict_field = "non_field_errors"
+    conflict_message = _("Another change got in first; read the row again and retry.")
+
+    def conflict_args(self) -> dict[str, str]:
+        return {"conflict_field": self.conflict_field, "conflict_message": self.conflict_message}
+
+    def _row_args(self, row) -> dict:
+        writer = {"user": self.request.user} if self.services_take_user else {}
+        return {self.row_arg: row, **writer}
+
+    def perform_create(self, serializer) -> None:
+        team = writer_team(self.request)
+        with service_errors(**self.conflict_args()):
+            serializer.instance = self.create_service(
+                team=team, user=self.request.user, **serializer.validated_data
+            )
+
+    def perform_update(self, serializer) -> None:
+        with service_errors(**self.conflict_args()):
+            serializer.instance = self.update_service(
+                **self._row_args(serializer.instance), **serializer.validated_data
+            )
+
+    def perform_destroy(self, instance) -> None:
+        with service_errors(**self.conflict_args()):
+            self.delete_service(**self._row_args(instance))

@@ -5,10 +5,11 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from planner.models.fields import created_by_field, name_rules, optional_link
+from planner.models.base import CreatedRecord
+from planner.models.fields import name_rules, optional_link
 
 
-class CalibrationProfile(models.Model):
+class CalibrationProfile(CreatedRecord):
     """A probe's measurements of one real card, and the factors derived from them that an
     estimate or a plan can use instead of the engine's defaults."""
 
@@ -23,8 +24,6 @@ class CalibrationProfile(models.Model):
     probe = models.JSONField(_("probe report"))
     derived = models.JSONField(_("derived factors"), null=True, blank=True)
     team = optional_link("accounts.Team", related_name="calibrations")
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("calibration profile")

@@ -17,10 +17,10 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
 from planner.choices import FaultCategory, FaultLink
-from planner.models.fields import created_by_field, optional_link, version_field
+from planner.models.base import VersionedRecord
+from planner.models.fields import optional_link, team_link, version_rule
 
 # A pattern is searched in every line of a pasted log: a long one is a mistake, and a short
 # bound keeps one team's pattern from slowing every diagnosis of that team.
@@ -66,7 +66,7 @@ def lines_of(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class FaultEntry(models.Model):
+class FaultEntry(VersionedRecord):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
 
@@ -149,11 +149,6 @@ class FaultEntry(models.Model):
         editable=False,
         help_text=_("The entry's slug in catalog/data/faults; empty for a team's own entries"),
     )
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("fault entry")
@@ -183,7 +178,7 @@ class FaultEntry(models.Model):
                 condition=~Q(reference_key=""),
                 name="faultentry_reference_key_unique",
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="faultentry_version_positive"),
+            version_rule("faultentry"),
         ]
 
     def __str__(self) -> str:
@@ -252,7 +247,7 @@ class FaultEntry(models.Model):
             raise ValidationError(errors)
 
 
-class FaultIncident(models.Model):
+class FaultIncident(VersionedRecord):
     """A fault a team met: when, where, on what hardware, what was seen and what fixed it. Kept
     with its history; only the team sees it."""
 
@@ -268,12 +263,7 @@ class FaultIncident(models.Model):
         "resolved",
     )
 
-    team = models.ForeignKey(
-        "accounts.Team",
-        on_delete=models.PROTECT,
-        related_name="fault_incidents",
-        verbose_name=_("team"),
-    )
+    team = team_link("fault_incidents")
     entry = optional_link(
         FaultEntry,
         _("fault"),
@@ -303,11 +293,6 @@ class FaultIncident(models.Model):
     )
     fix = models.TextField(_("what fixed it"), blank=True)
     resolved = models.BooleanField(_("resolved"), default=False)
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("fault incident")
@@ -318,9 +303,7 @@ class FaultIncident(models.Model):
             models.CheckConstraint(
                 condition=~Q(what_happened=""), name="faultincident_says_what_happened"
             ),
-            models.CheckConstraint(
-                condition=Q(version__gte=1), name="faultincident_version_positive"
-            ),
+            version_rule("faultincident"),
         ]
 
     def __str__(self) -> str:

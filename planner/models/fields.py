@@ -48,6 +48,18 @@ def version_field() -> models.PositiveIntegerField:
     )
 
 
+def team_link(related_name: str) -> models.ForeignKey:
+    """The team a row belongs to; a team that still owns rows is not deleted."""
+    return models.ForeignKey(
+        "accounts.Team", on_delete=models.PROTECT, related_name=related_name, verbose_name=_("team")
+    )
+
+
+def version_rule(table: str) -> models.CheckConstraint:
+    """A versioned row's version starts at one."""
+    return models.CheckConstraint(condition=Q(version__gte=1), name=f"{table}_version_positive")
+
+
 def name_rules(table: str, *, unique_within: str | None = None) -> list[models.BaseConstraint]:
     """A row's name is never empty and, with `unique_within` ("team", "site"), unique there."""
     rules: list[models.BaseConstraint] = []

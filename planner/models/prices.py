@@ -18,11 +18,11 @@ from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
-from planner.models.fields import created_by_field, optional_link, version_field
+from planner.models.base import VersionedRecord
+from planner.models.fields import optional_link, version_rule
 
 # A system written off over more than 15 years is a typo, not a plan.
 MAX_DEPRECIATION_YEARS = 15
@@ -50,7 +50,7 @@ def _item_rule(item_kinds, condition: Q, name: str, message: str) -> models.Chec
     )
 
 
-class Price(models.Model):
+class Price(VersionedRecord):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
 
@@ -198,11 +198,6 @@ class Price(models.Model):
         blank=True,
         help_text=_("Retired prices stay, with their history, but no price book uses them"),
     )
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("price")
@@ -306,7 +301,7 @@ class Price(models.Model):
                 condition=~Q(reference_key=""),
                 name="price_reference_key_unique",
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="price_version_positive"),
+            version_rule("price"),
         ]
 
     def __str__(self) -> str:

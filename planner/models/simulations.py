@@ -10,10 +10,11 @@ from planner.choices import (
     SimulationKind,
     SimulationStatus,
 )
-from planner.models.fields import created_by_field, optional_link
+from planner.models.base import CreatedRecord
+from planner.models.fields import optional_link
 
 
-class Simulation(models.Model):
+class Simulation(CreatedRecord):
     """A heavy run queued to a worker: its question, where it stands, and its answer.
 
     One row per distinct question and team (`inputs_hash` covers both): asking again within a
@@ -53,8 +54,6 @@ class Simulation(models.Model):
         _("attempts"), default=0, help_text=_("Runs started")
     )
     model_version = models.CharField(_("engine version"), max_length=20)
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
     queued_at = models.DateTimeField(_("queued"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)

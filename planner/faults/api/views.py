@@ -16,8 +16,7 @@ from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import INVALID, RecordViewSet, crud_docs, service_errors
-from planner.api.views import writer_team
+from planner.api.versioned import INVALID, RecordViewSet, crud_docs
 from planner.faults.api.serializers import (
     DiagnoseRequestSerializer,
     DiagnosisSerializer,
@@ -43,10 +42,6 @@ from planner.faults.services import (
 )
 from planner.models import FaultEntry, FaultIncident, Site
 
-CONFLICT_ARGS = {
-    "conflict_field": "non_field_errors",
-    "conflict_message": _("Another change got in first; read the row again and retry."),
-}
 XID_79 = (
     "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 )
@@ -125,29 +120,16 @@ class FaultEntryViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, EditableOnly]
     filterset_class = FaultEntryFilterSet
     noun = "fault entry"
+    create_service = staticmethod(fault_entry_create)
+    update_service = staticmethod(fault_entry_update)
+    delete_service = staticmethod(fault_entry_delete)
+    row_arg = "entry"
 
     def get_queryset(self):
         return fault_entry_visible_to(self.request.user)
 
     def editable(self):
         return fault_entry_editable_by(self.request.user)
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_entry_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_entry_update(
-                entry=serializer.instance, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            fault_entry_delete(entry=instance)
 
 
 INCIDENT_FORBIDDEN = OpenApiResponse(
@@ -176,6 +158,10 @@ class FaultIncidentViewSet(RecordViewSet):
     serializer_class = FaultIncidentSerializer
     permission_classes = [PlannerWrites, EditableOnly]
     noun = "fault incident"
+    create_service = staticmethod(fault_incident_create)
+    update_service = staticmethod(fault_incident_update)
+    delete_service = staticmethod(fault_incident_delete)
+    row_arg = "incident"
 
     def get_queryset(self):
         return fault_incident_visible_to(self.request.user)
@@ -190,20 +176,3 @@ class FaultIncidentViewSet(RecordViewSet):
             Q(team=team) | Q(team__isnull=True)
         )
         return entries, Site.objects.filter(team=team)
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_incident_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_incident_update(
-                incident=serializer.instance, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            fault_incident_delete(incident=instance)

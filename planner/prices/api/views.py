@@ -43,11 +43,6 @@ NOT_FOUND = OpenApiResponse(
     DetailSerializer, description="No such price, or it belongs to another team."
 )
 ETAG_EXAMPLE = '"price-42-v2-5c1d8e0a9b3f"'
-# A price has no unique name: a conflict is a rule the database caught in a race.
-CONFLICT_ARGS = {
-    "conflict_field": "non_field_errors",
-    "conflict_message": _("Another change got in first; read the price again and retry."),
-}
 
 
 class PriceEditable(BasePermission):
@@ -117,6 +112,13 @@ class PriceViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, PriceEditable]
     filterset_class = PriceFilterSet
     noun = "price"
+    create_service = staticmethod(price_create)
+    update_service = staticmethod(price_update)
+    # DELETE retires: the price stays, with its history, out of every price book.
+    delete_service = staticmethod(price_retire)
+    row_arg = "price"
+    services_take_user = True
+    conflict_message = _("Another change got in first; read the price again and retry.")
 
     def get_queryset(self) -> QuerySet[Price]:
         return price_visible_to(self.request.user)
@@ -126,24 +128,6 @@ class PriceViewSet(RecordViewSet):
         # reachable by its id whatever its state.
         return super().filter_queryset(queryset) if self.action == "list" else queryset
 
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = price_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = price_update(
-                price=serializer.instance, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance: Price) -> None:
-        """DELETE retires: the price stays, with its history, out of every price book."""
-        with service_errors(**CONFLICT_ARGS):
-            price_retire(price=instance, user=self.request.user)
-
     @action(detail=True, methods=["post"])
     def copy(self, request, pk=None) -> Response:
         """A new price of your team's from this one, with the body's changes."""
@@ -151,7 +135,7 @@ class PriceViewSet(RecordViewSet):
         team = writer_team(request)
         serializer = self.get_serializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        with service_errors(**CONFLICT_ARGS):
+        with service_errors(**self.conflict_args()):
             price = price_copy(
                 price=original, team=team, user=request.user, **serializer.validated_data
             )

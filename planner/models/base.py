@@ -1,0 +1,38 @@
+"""Abstract tables the planner's rows build on: who made a row and when, and the versioned rows
+edited through planner/versioning.py and kept with their history."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from planner.models.fields import created_by_field, version_field
+
+
+class CreatedRecord(models.Model):
+    """A row that remembers who created it and when."""
+
+    created_by = created_by_field()
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class StampedRecord(CreatedRecord):
+    """A row that also remembers when it last changed."""
+
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class VersionedRecord(StampedRecord):
+    """A row edited with optimistic locking (an edit names the version it started from) and kept
+    with its history; the version itself is not history."""
+
+    version = version_field()
+    history = HistoricalRecords(excluded_fields=["version"], inherit=True)
+
+    class Meta:
+        abstract = True
