@@ -11,10 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -32,7 +31,7 @@ from planner.faults.selectors import (
     fault_incident_visible_to,
 )
 from planner.models import FaultIncident
-from planner.web.editing import opened_on_older_version, render_form, save_form_write, validating
+from planner.web.editing import opened_on_older_version, render_form, write_and_redirect
 from planner.web.history import history_rows
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
@@ -111,16 +110,14 @@ def _entry_form_page(request, form, **context: Any) -> HttpResponse:
 def fault_create(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
     form = FaultEntryForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        entry = save_form_write(
-            form,
-            lambda: services.fault_entry_create(team=team, user=request.user, **form.cleaned_data),
-            conflict_message=_conflict(),
-        )
-        if entry is not None:
-            messages.success(request, _("The entry was added to your team's fault table."))
-            return redirect(entry)
-    return _entry_form_page(request, form, entry=None)
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: services.fault_entry_create(team=team, user=request.user, **form.cleaned_data),
+        conflict_message=_conflict(),
+        saved_message=_("The entry was added to your team's fault table."),
+    )
+    return written or _entry_form_page(request, form, entry=None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -130,16 +127,14 @@ def fault_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = FaultEntryForm(
         request.POST if request.method == "POST" else None, instance=copy.copy(entry)
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.fault_entry_update(entry=form.instance, **form.model_values()),
-            conflict_message=_conflict(),
-        )
-        if saved is not None:
-            messages.success(request, _("The entry was saved."))
-            return redirect(saved)
-    return _entry_form_page(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: services.fault_entry_update(entry=form.instance, **form.model_values()),
+        conflict_message=_conflict(),
+        saved_message=_("The entry was saved."),
+    )
+    return written or _entry_form_page(
         request, form, entry=entry, opened_on_older=opened_on_older_version(form, entry)
     )
 
@@ -190,18 +185,14 @@ def fault_incident_create(request: HttpRequest) -> HttpResponse:
         user=request.user,
         team=team,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        incident = save_form_write(
-            form,
-            lambda: services.fault_incident_create(
-                team=team, user=request.user, **form.cleaned_data
-            ),
-            conflict_message=_conflict(),
-        )
-        if incident is not None:
-            messages.success(request, _("The incident was recorded."))
-            return redirect(incident)
-    return _incident_form_page(request, form, incident=None)
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: services.fault_incident_create(team=team, user=request.user, **form.cleaned_data),
+        conflict_message=_conflict(),
+        saved_message=_("The incident was recorded."),
+    )
+    return written or _incident_form_page(request, form, incident=None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -214,16 +205,14 @@ def fault_incident_edit(request: HttpRequest, pk: int) -> HttpResponse:
         user=request.user,
         team=incident.team,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.fault_incident_update(incident=form.instance, **form.model_values()),
-            conflict_message=_conflict(),
-        )
-        if saved is not None:
-            messages.success(request, _("The incident was saved."))
-            return redirect(saved)
-    return _incident_form_page(
+    written = write_and_redirect(
+        request,
+        form,
+        lambda: services.fault_incident_update(incident=form.instance, **form.model_values()),
+        conflict_message=_conflict(),
+        saved_message=_("The incident was saved."),
+    )
+    return written or _incident_form_page(
         request,
         form,
         incident=incident,

@@ -73,6 +73,21 @@ class EditsOneVersion:
         return {k: v for k, v in self.cleaned_data.items() if k != VERSION_FIELD}
 
 
+class VersionedModelForm(EditsOneVersion, forms.ModelForm):
+    """The form of a versioned row: what a person types survives the inline validation's
+    re-render, and an edit carries the version it was opened on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
+
+
 def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
     """Put a service's ValidationError beside the fields it names; the rest above the form."""
     for name, errors in error.message_dict.items():
