@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
 from django.utils.http import parse_etags, quote_etag
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import (
@@ -24,6 +25,7 @@ from drf_spectacular.utils import (
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
@@ -330,10 +332,27 @@ class HistoryMixin:
         return self.get_paginated_response(HistoryEntrySerializer(page, many=True).data)
 
 
+class EditableRowsOnly(BasePermission):
+    """Writes need a row the user may change (the view's `editable()`); rows the user cannot
+    see never get here, the queryset answers 404 first. Reads, and the `open_actions` that
+    only need to see the row, pass."""
+
+    open_actions: tuple[str, ...] = ()
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in SAFE_METHODS or view.action in self.open_actions:
+            return True
+        return view.editable().filter(pk=obj.pk).exists()
+
+
 class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
 
     lookup_value_regex = r"\d+"
+    # The feature's selectors, each set as staticmethod(...): the rows a user may read (others
+    # are a 404) and those they may change.
+    visible_to: Callable[..., QuerySet]
+    editable_by: Callable[..., QuerySet]
     # The feature's services, each set as staticmethod(...): `create_service(team=, user=,
     # **fields)`, `update_service(<row_arg>=row, **fields)` and `delete_service(<row_arg>=row)`;
     # with `services_take_user`, update and delete name the writer too (`user=`).
@@ -345,6 +364,12 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     # A row with no unique name: a conflict is a rule the database caught in a race.
     conflict_field = "non_field_errors"
     conflict_message = _("Another change got in first; read the row again and retry.")
+
+    def get_queryset(self) -> QuerySet:
+        return self.visible_to(self.request.user)
+
+    def editable(self) -> QuerySet:
+        return self.editable_by(self.request.user)
 
     def conflict_args(self) -> dict[str, str]:
         return {"conflict_field": self.conflict_field, "conflict_message": self.conflict_message}

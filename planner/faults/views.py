@@ -9,12 +9,12 @@ in catalog/data/faults. Every page works without JavaScript."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -31,7 +31,7 @@ from planner.faults.selectors import (
     fault_incident_visible_to,
 )
 from planner.models import FaultIncident
-from planner.web.editing import opened_on_older_version, render_form, write_and_redirect
+from planner.web.editing import FormPage
 from planner.web.history import history_rows
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
@@ -42,8 +42,7 @@ def _can_write(user) -> bool:
     return user.is_authenticated and has_role(user, Role.PLANNER) and user_team(user) is not None
 
 
-def _conflict() -> str:
-    return _("Another change got in first and this could not be saved; save it again.")
+CONFLICT = gettext_lazy("Another change got in first and this could not be saved; save it again.")
 
 
 @login_not_required  # the guide is public, as the estimate page is
@@ -102,22 +101,21 @@ def fault_diagnose(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _entry_form_page(request, form, **context: Any) -> HttpResponse:
-    return render_form(request, "planner/faults/fault_form.html", {"form": form, **context})
+ENTRY_FORM = FormPage("planner/faults/fault_form.html", CONFLICT)
+INCIDENT_FORM = FormPage("planner/faults/incident_form.html", CONFLICT)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_create(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
     form = FaultEntryForm(request.POST if request.method == "POST" else None)
-    written = write_and_redirect(
+    return ENTRY_FORM.respond(
         request,
         form,
         lambda: services.fault_entry_create(team=team, user=request.user, **form.cleaned_data),
-        conflict_message=_conflict(),
-        saved_message=_("The entry was added to your team's fault table."),
+        _("The entry was added to your team's fault table."),
+        entry=None,
     )
-    return written or _entry_form_page(request, form, entry=None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -127,15 +125,13 @@ def fault_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = FaultEntryForm(
         request.POST if request.method == "POST" else None, instance=copy.copy(entry)
     )
-    written = write_and_redirect(
+    return ENTRY_FORM.respond(
         request,
         form,
         lambda: services.fault_entry_update(entry=form.instance, **form.model_values()),
-        conflict_message=_conflict(),
-        saved_message=_("The entry was saved."),
-    )
-    return written or _entry_form_page(
-        request, form, entry=entry, opened_on_older=opened_on_older_version(form, entry)
+        _("The entry was saved."),
+        editing=entry,
+        entry=entry,
     )
 
 
@@ -168,10 +164,6 @@ def fault_incident_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _incident_form_page(request, form, **context: Any) -> HttpResponse:
-    return render_form(request, "planner/faults/incident_form.html", {"form": form, **context})
-
-
 @require_http_methods(["GET", "POST"])
 def fault_incident_create(request: HttpRequest) -> HttpResponse:
     team = writer_team(request.user)
@@ -185,14 +177,13 @@ def fault_incident_create(request: HttpRequest) -> HttpResponse:
         user=request.user,
         team=team,
     )
-    written = write_and_redirect(
+    return INCIDENT_FORM.respond(
         request,
         form,
         lambda: services.fault_incident_create(team=team, user=request.user, **form.cleaned_data),
-        conflict_message=_conflict(),
-        saved_message=_("The incident was recorded."),
+        _("The incident was recorded."),
+        incident=None,
     )
-    return written or _incident_form_page(request, form, incident=None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -205,16 +196,11 @@ def fault_incident_edit(request: HttpRequest, pk: int) -> HttpResponse:
         user=request.user,
         team=incident.team,
     )
-    written = write_and_redirect(
+    return INCIDENT_FORM.respond(
         request,
         form,
         lambda: services.fault_incident_update(incident=form.instance, **form.model_values()),
-        conflict_message=_conflict(),
-        saved_message=_("The incident was saved."),
-    )
-    return written or _incident_form_page(
-        request,
-        form,
+        _("The incident was saved."),
+        editing=incident,
         incident=incident,
-        opened_on_older=opened_on_older_version(form, incident),
     )

@@ -2,6 +2,7 @@
 edited through planner/versioning.py and kept with their history."""
 
 from django.db import models
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -9,13 +10,20 @@ from planner.models.fields import created_by_field, version_field
 
 
 class CreatedRecord(models.Model):
-    """A row that remembers who created it and when."""
+    """A row that remembers who created it and when, listed newest first unless its Meta says
+    otherwise, with a page of its own named by `detail_view`."""
+
+    detail_view: str  # the URL name of the row's page, e.g. "planner:plan_detail"
 
     created_by = created_by_field()
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         abstract = True
+        ordering = ["-created_at"]
+
+    def get_absolute_url(self) -> str:
+        return reverse(self.detail_view, kwargs={"pk": self.pk})
 
 
 class StampedRecord(CreatedRecord):
@@ -23,7 +31,7 @@ class StampedRecord(CreatedRecord):
 
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
-    class Meta:
+    class Meta(CreatedRecord.Meta):
         abstract = True
 
 
@@ -34,5 +42,5 @@ class VersionedRecord(StampedRecord):
     version = version_field()
     history = HistoricalRecords(excluded_fields=["version"], inherit=True)
 
-    class Meta:
+    class Meta(StampedRecord.Meta):
         abstract = True

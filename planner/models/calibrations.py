@@ -2,7 +2,6 @@
 
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from planner.models.base import CreatedRecord
@@ -12,6 +11,8 @@ from planner.models.fields import name_rules, optional_link
 class CalibrationProfile(CreatedRecord):
     """A probe's measurements of one real card, and the factors derived from them that an
     estimate or a plan can use instead of the engine's defaults."""
+
+    detail_view = "planner:calibration_detail"
 
     name = models.CharField(_("name"), max_length=200)
     accelerator = optional_link(
@@ -25,10 +26,9 @@ class CalibrationProfile(CreatedRecord):
     derived = models.JSONField(_("derived factors"), null=True, blank=True)
     team = optional_link("accounts.Team", related_name="calibrations")
 
-    class Meta:
+    class Meta(CreatedRecord.Meta):
         verbose_name = _("calibration profile")
         verbose_name_plural = _("calibration profiles")
-        ordering = ["-created_at"]
         constraints = [
             *name_rules("calibrationprofile"),
             models.CheckConstraint(
@@ -39,6 +39,3 @@ class CalibrationProfile(CreatedRecord):
 
     def __str__(self) -> str:
         return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:calibration_detail", kwargs={"pk": self.pk})

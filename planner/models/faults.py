@@ -14,13 +14,18 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import FaultCategory, FaultLink
 from planner.models.base import VersionedRecord
-from planner.models.fields import optional_link, team_link, version_rule
+from planner.models.fields import (
+    optional_link,
+    reference_key_field,
+    reference_key_rules,
+    team_link,
+    version_rule,
+)
 
 # A pattern is searched in every line of a pasted log: a long one is a mistake, and a short
 # bound keeps one team's pattern from slowing every diagnosis of that team.
@@ -69,6 +74,8 @@ def lines_of(text: str) -> list[str]:
 class FaultEntry(VersionedRecord):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
+
+    detail_view = "planner:fault_detail"
 
     STATED_FIELDS = (
         "title_en",
@@ -142,12 +149,8 @@ class FaultEntry(VersionedRecord):
         related_name="fault_entries",
         help_text=_("Empty for the shipped guide, which every team reads"),
     )
-    reference_key = models.CharField(
-        _("reference key"),
-        max_length=80,
-        blank=True,
-        editable=False,
-        help_text=_("The entry's slug in catalog/data/faults; empty for a team's own entries"),
+    reference_key = reference_key_field(
+        80, _("The entry's slug in catalog/data/faults; empty for a team's own entries")
     )
 
     class Meta:
@@ -169,23 +172,12 @@ class FaultEntry(VersionedRecord):
                 | (~Q(reference_key="") & ~Q(source="") & ~Q(title_en="") & ~Q(title_zh="")),
                 name="faultentry_guide_has_key_source_and_both_titles",
             ),
-            models.CheckConstraint(
-                condition=Q(team__isnull=True) | Q(reference_key=""),
-                name="faultentry_reference_key_only_in_guide",
-            ),
-            models.UniqueConstraint(
-                fields=["reference_key"],
-                condition=~Q(reference_key=""),
-                name="faultentry_reference_key_unique",
-            ),
+            *reference_key_rules("faultentry", only_where="in_guide"),
             version_rule("faultentry"),
         ]
 
     def __str__(self) -> str:
         return self.title
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:fault_detail", kwargs={"pk": self.pk})
 
     @property
     def is_guide(self) -> bool:
@@ -251,6 +243,8 @@ class FaultIncident(VersionedRecord):
     """A fault a team met: when, where, on what hardware, what was seen and what fixed it. Kept
     with its history; only the team sees it."""
 
+    detail_view = "planner:fault_incident_detail"
+
     STATED_FIELDS = (
         "entry",
         "happened_on",
@@ -309,9 +303,6 @@ class FaultIncident(VersionedRecord):
     def __str__(self) -> str:
         first = self.what_happened.strip().splitlines()[0] if self.what_happened.strip() else ""
         return f"{self.happened_on:%Y-%m-%d} {first[:60]}"
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:fault_incident_detail", kwargs={"pk": self.pk})
 
     def clean(self) -> None:
         super().clean()

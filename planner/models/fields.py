@@ -55,6 +55,28 @@ def team_link(related_name: str) -> models.ForeignKey:
     )
 
 
+def reference_key_field(max_length: int, help_text: Any) -> models.CharField:
+    """The key of a row of a shipped reference list (catalog/data/...); empty for a team's own."""
+    return models.CharField(
+        _("reference key"), max_length=max_length, blank=True, editable=False, help_text=help_text
+    )
+
+
+def reference_key_rules(table: str, *, only_where: str) -> list[models.BaseConstraint]:
+    """Only the shipped rows (no team) carry a reference key, and no two the same one."""
+    return [
+        models.CheckConstraint(
+            condition=Q(team__isnull=True) | Q(reference_key=""),
+            name=f"{table}_reference_key_only_{only_where}",
+        ),
+        models.UniqueConstraint(
+            fields=["reference_key"],
+            condition=~Q(reference_key=""),
+            name=f"{table}_reference_key_unique",
+        ),
+    ]
+
+
 def version_rule(table: str) -> models.CheckConstraint:
     """A versioned row's version starts at one."""
     return models.CheckConstraint(condition=Q(version__gte=1), name=f"{table}_version_positive")

@@ -14,6 +14,8 @@ class Plan(StampedRecord):
     """A purchase question: a workload, a site (or none), a budget and the builds allowed; its
     ranking is computed once and kept, since weights only re-order it."""
 
+    detail_view = "planner:plan_detail"
+
     name = models.CharField(_("name"), max_length=200)
     team = team_link("plans")
     site = optional_link("planner.Site", _("site"), related_name="plans", on_delete=models.SET_NULL)
@@ -33,17 +35,13 @@ class Plan(StampedRecord):
     ranking = models.JSONField(_("ranking"), null=True, blank=True)
     model_version = models.CharField(_("engine version"), max_length=20)
 
-    class Meta:
+    class Meta(StampedRecord.Meta):
         verbose_name = _("plan")
         verbose_name_plural = _("plans")
-        ordering = ["-created_at"]
         constraints = name_rules("plan")
 
     def __str__(self) -> str:
         return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:plan_detail", kwargs={"pk": self.pk})
 
 
 class Workload(StampedRecord):

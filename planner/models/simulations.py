@@ -2,7 +2,6 @@
 
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import (
@@ -22,6 +21,8 @@ class Simulation(CreatedRecord):
     question gets a row of its own, so one team's cancel never stops another's run. A row with
     no team (started from the command line) is seen by admins only. The row survives a worker
     that dies mid-run; the re-delivered task picks it up again."""
+
+    detail_view = "planner:simulation_detail"
 
     kind = models.CharField(_("kind"), max_length=10, choices=SimulationKind.choices)
     inputs = models.JSONField(_("inputs"))
@@ -58,10 +59,9 @@ class Simulation(CreatedRecord):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
-    class Meta:
+    class Meta(CreatedRecord.Meta):
         verbose_name = _("simulation")
         verbose_name_plural = _("simulations")
-        ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
                 condition=Q(progress__gte=0, progress__lte=1), name="simulation_progress_fraction"
@@ -80,9 +80,6 @@ class Simulation(CreatedRecord):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.status})"
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:simulation_detail", kwargs={"pk": self.pk})
 
     @property
     def finished(self) -> bool:

@@ -4,6 +4,7 @@ the inline check, the hidden version field, and what to show when someone saved 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -156,6 +157,39 @@ def write_and_redirect(
         return None
     messages.success(request, saved_message)
     return redirect(saved)
+
+
+@dataclass(frozen=True)
+class FormPage:
+    """A feature's form page that writes through a service: `respond` shows the form (first
+    view, inline validation, refusals beside their fields) or, once saved, the saved row's page.
+    Editing a row (`editing`), the page warns while a newer version has been saved since."""
+
+    template: str
+    conflict_message: Any  # a conflict the database caught in a race (lazily translated)
+
+    def respond(
+        self,
+        request: HttpRequest,
+        form,
+        write: Callable[[], Model],
+        saved_message: Any,
+        *,
+        editing: Model | None = None,
+        **context: Any,
+    ) -> HttpResponse:
+        written = write_and_redirect(
+            request,
+            form,
+            write,
+            conflict_message=self.conflict_message,
+            saved_message=saved_message,
+        )
+        if written is not None:
+            return written
+        if editing is not None:
+            context["opened_on_older"] = opened_on_older_version(form, editing)
+        return render_form(request, self.template, {"form": form, **context})
 
 
 def show_newer_version(form, current: Model | None) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -16,7 +15,7 @@ from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import INVALID, RecordViewSet, crud_docs
+from planner.api.versioned import INVALID, EditableRowsOnly, RecordViewSet, crud_docs
 from planner.faults.api.serializers import (
     DiagnoseRequestSerializer,
     DiagnosisSerializer,
@@ -47,14 +46,11 @@ XID_79 = (
 )
 
 
-class EditableOnly(BasePermission):
+class EditableOnly(EditableRowsOnly):
     """Writes need a row the user may change: their own team's (admins: any team's). The guide
     is read-only here; it is changed in catalog/data/faults."""
 
     message = _("The guide's entries are read-only; add your team's own entry instead.")
-
-    def has_object_permission(self, request, view, obj) -> bool:
-        return request.method in SAFE_METHODS or view.editable().filter(pk=obj.pk).exists()
 
 
 @documented(
@@ -124,12 +120,8 @@ class FaultEntryViewSet(RecordViewSet):
     update_service = staticmethod(fault_entry_update)
     delete_service = staticmethod(fault_entry_delete)
     row_arg = "entry"
-
-    def get_queryset(self):
-        return fault_entry_visible_to(self.request.user)
-
-    def editable(self):
-        return fault_entry_editable_by(self.request.user)
+    visible_to = staticmethod(fault_entry_visible_to)
+    editable_by = staticmethod(fault_entry_editable_by)
 
 
 INCIDENT_FORBIDDEN = OpenApiResponse(
@@ -162,12 +154,8 @@ class FaultIncidentViewSet(RecordViewSet):
     update_service = staticmethod(fault_incident_update)
     delete_service = staticmethod(fault_incident_delete)
     row_arg = "incident"
-
-    def get_queryset(self):
-        return fault_incident_visible_to(self.request.user)
-
-    def editable(self):
-        return fault_incident_editable_by(self.request.user)
+    visible_to = staticmethod(fault_incident_visible_to)
+    editable_by = staticmethod(fault_incident_editable_by)
 
     def choosable(self):
         """The entries and sites an incident of the user's team may name."""

@@ -5,12 +5,10 @@ retired, never deleted: DELETE with If-Match retires one, which stays readable."
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
@@ -20,6 +18,7 @@ from planner.api.versioned import (
     INVALID,
     PRECONDITION_FAILED,
     PRECONDITION_REQUIRED,
+    EditableRowsOnly,
     RecordViewSet,
     crud_docs,
     etag_header,
@@ -45,17 +44,12 @@ NOT_FOUND = OpenApiResponse(
 ETAG_EXAMPLE = '"price-42-v2-5c1d8e0a9b3f"'
 
 
-class PriceEditable(BasePermission):
-    """Writes need a price the user may change: their own team's (admins: any). Prices the
-    user cannot see never get here: the queryset answers 404 first. Copying needs only to
-    see the price."""
+class PriceEditable(EditableRowsOnly):
+    """Writes need a price the user may change: their own team's (admins: any). Copying needs
+    only to see the price."""
 
     message = _("Reference prices are read-only: copy one into your team's prices to change it.")
-
-    def has_object_permission(self, request, view, obj) -> bool:
-        if request.method in SAFE_METHODS or view.action == "copy":
-            return True
-        return price_editable_by(request.user).filter(pk=obj.pk).exists()
+    open_actions = ("copy",)
 
 
 def _docs() -> dict:
@@ -117,11 +111,10 @@ class PriceViewSet(RecordViewSet):
     # DELETE retires: the price stays, with its history, out of every price book.
     delete_service = staticmethod(price_retire)
     row_arg = "price"
+    visible_to = staticmethod(price_visible_to)
+    editable_by = staticmethod(price_editable_by)
     services_take_user = True
     conflict_message = _("Another change got in first; read the price again and retry.")
-
-    def get_queryset(self) -> QuerySet[Price]:
-        return price_visible_to(self.request.user)
 
     def filter_queryset(self, queryset):
         # The filters (retired prices left out among them) are the list's; one price is
