@@ -8,8 +8,11 @@ actions with `crud_docs`, and wraps its service calls in `service_errors`."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -345,52 +348,72 @@ class EditableRowsOnly(BasePermission):
         return view.editable().filter(pk=obj.pk).exists()
 
 
+@dataclass(frozen=True)
+class RecordRows:
+    """A versioned feature's reads and writes, found by the house's names (STYLE.md, habit 2):
+    the selectors `<entity>_visible_to(user)` (the rows a user reads; others are a 404) and
+    `<entity>_editable_by(user)`, and the services `<entity>_create(team=, user=, **fields)`,
+    `<entity>_update(<row_arg>=row, **fields)` and `<entity>_<delete>(<row_arg>=row)`; with
+    `names_writer`, update and delete take the writer too (`user=`). A missing one fails at
+    import, not on the first request."""
+
+    selectors: ModuleType
+    services: ModuleType
+    entity: str
+    row_arg: str
+    delete: str = "delete"
+    names_writer: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("visible_to", "editable_by"):
+            getattr(self.selectors, f"{self.entity}_{name}")
+        for name in ("create", "update", self.delete):
+            getattr(self.services, f"{self.entity}_{name}")
+
+    def read(self, name: str, user) -> QuerySet:
+        return getattr(self.selectors, f"{self.entity}_{name}")(user)
+
+    def write(self, name: str, **arguments: Any) -> Any:
+        return getattr(self.services, f"{self.entity}_{name}")(**arguments)
+
+    def row_args(self, row, user) -> dict[str, Any]:
+        return {self.row_arg: row, **({"user": user} if self.names_writer else {})}
+
+
 class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
-    """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
+    """A versioned record over the API, by its numeric id: read, write with If-Match, history;
+    reads and writes go through the feature's selectors and services (`rows`)."""
 
     lookup_value_regex = r"\d+"
-    # The feature's selectors, each set as staticmethod(...): the rows a user may read (others
-    # are a 404) and those they may change.
-    visible_to: Callable[..., QuerySet]
-    editable_by: Callable[..., QuerySet]
-    # The feature's services, each set as staticmethod(...): `create_service(team=, user=,
-    # **fields)`, `update_service(<row_arg>=row, **fields)` and `delete_service(<row_arg>=row)`;
-    # with `services_take_user`, update and delete name the writer too (`user=`).
-    create_service: Callable[..., object]
-    update_service: Callable[..., object]
-    delete_service: Callable[..., object]
-    row_arg: str
-    services_take_user = False
+    rows: RecordRows
     # A row with no unique name: a conflict is a rule the database caught in a race.
     conflict_field = "non_field_errors"
     conflict_message = _("Another change got in first; read the row again and retry.")
 
     def get_queryset(self) -> QuerySet:
-        return self.visible_to(self.request.user)
+        return self.rows.read("visible_to", self.request.user)
 
     def editable(self) -> QuerySet:
-        return self.editable_by(self.request.user)
+        return self.rows.read("editable_by", self.request.user)
 
     def conflict_args(self) -> dict[str, str]:
         return {"conflict_field": self.conflict_field, "conflict_message": self.conflict_message}
 
-    def _row_args(self, row) -> dict:
-        writer = {"user": self.request.user} if self.services_take_user else {}
-        return {self.row_arg: row, **writer}
-
     def perform_create(self, serializer) -> None:
         team = writer_team(self.request)
         with service_errors(**self.conflict_args()):
-            serializer.instance = self.create_service(
-                team=team, user=self.request.user, **serializer.validated_data
+            serializer.instance = self.rows.write(
+                "create", team=team, user=self.request.user, **serializer.validated_data
             )
 
     def perform_update(self, serializer) -> None:
         with service_errors(**self.conflict_args()):
-            serializer.instance = self.update_service(
-                **self._row_args(serializer.instance), **serializer.validated_data
+            serializer.instance = self.rows.write(
+                "update",
+                **self.rows.row_args(serializer.instance, self.request.user),
+                **serializer.validated_data,
             )
 
     def perform_destroy(self, instance) -> None:
         with service_errors(**self.conflict_args()):
-            self.delete_service(**self._row_args(instance))
+            self.rows.write(self.rows.delete, **self.rows.row_args(instance, self.request.user))

@@ -8,8 +8,6 @@ in catalog/data/faults. Every page works without JavaScript."""
 
 from __future__ import annotations
 
-import copy
-
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -31,11 +29,10 @@ from planner.faults.selectors import (
     fault_incident_visible_to,
 )
 from planner.models import FaultIncident
-from planner.web.editing import FormPage
+from planner.web.editing import FormPage, editable_row
 from planner.web.history import history_rows
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
-from planner.web.roles import require_role, writer_team
 
 
 def _can_write(user) -> bool:
@@ -101,38 +98,22 @@ def fault_diagnose(request: HttpRequest) -> HttpResponse:
     )
 
 
-ENTRY_FORM = FormPage("planner/faults/fault_form.html", CONFLICT)
-INCIDENT_FORM = FormPage("planner/faults/incident_form.html", CONFLICT)
+ENTRY_FORM = FormPage("planner/faults/fault_form.html", FaultEntryForm, "entry", CONFLICT)
+INCIDENT_FORM = FormPage(
+    "planner/faults/incident_form.html", FaultIncidentForm, "incident", CONFLICT, team_form=True
+)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    form = FaultEntryForm(request.POST if request.method == "POST" else None)
-    return ENTRY_FORM.respond(
-        request,
-        form,
-        lambda: services.fault_entry_create(team=team, user=request.user, **form.cleaned_data),
-        _("The entry was added to your team's fault table."),
-        entry=None,
-    )
+    saved = _("The entry was added to your team's fault table.")
+    return ENTRY_FORM.create(request, services.fault_entry_create, saved)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    require_role(request.user, Role.PLANNER)
-    entry = get_object_or_404(fault_entry_editable_by(request.user), pk=pk)
-    form = FaultEntryForm(
-        request.POST if request.method == "POST" else None, instance=copy.copy(entry)
-    )
-    return ENTRY_FORM.respond(
-        request,
-        form,
-        lambda: services.fault_entry_update(entry=form.instance, **form.model_values()),
-        _("The entry was saved."),
-        editing=entry,
-        entry=entry,
-    )
+    entry = editable_row(request.user, fault_entry_editable_by, pk)
+    return ENTRY_FORM.edit(request, entry, services.fault_entry_update, _("The entry was saved."))
 
 
 @require_GET
@@ -166,41 +147,21 @@ def fault_incident_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def fault_incident_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    initial = {}
+    """A new incident of the team's; `?entry=` names the fault it was, from that fault's page."""
     entry_pk = request.GET.get("entry", "")
+    initial = {}
     if entry_pk.isdigit():
         initial["entry"] = fault_entry_visible_to(request.user).filter(pk=entry_pk).first()
-    form = FaultIncidentForm(
-        request.POST if request.method == "POST" else None,
-        initial=initial,
-        user=request.user,
-        team=team,
-    )
-    return INCIDENT_FORM.respond(
+    return INCIDENT_FORM.create(
         request,
-        form,
-        lambda: services.fault_incident_create(team=team, user=request.user, **form.cleaned_data),
+        services.fault_incident_create,
         _("The incident was recorded."),
-        incident=None,
+        initial=initial,
     )
 
 
 @require_http_methods(["GET", "POST"])
 def fault_incident_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    require_role(request.user, Role.PLANNER)
-    incident: FaultIncident = get_object_or_404(fault_incident_editable_by(request.user), pk=pk)
-    form = FaultIncidentForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(incident),
-        user=request.user,
-        team=incident.team,
-    )
-    return INCIDENT_FORM.respond(
-        request,
-        form,
-        lambda: services.fault_incident_update(incident=form.instance, **form.model_values()),
-        _("The incident was saved."),
-        editing=incident,
-        incident=incident,
-    )
+    incident: FaultIncident = editable_row(request.user, fault_incident_editable_by, pk)
+    saved = _("The incident was saved.")
+    return INCIDENT_FORM.edit(request, incident, services.fault_incident_update, saved)

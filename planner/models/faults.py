@@ -143,10 +143,9 @@ class FaultEntry(VersionedRecord):
     from_seed = models.BooleanField(
         _("in the seed articles' fault tables"), default=False, editable=False
     )
-    team = optional_link(
-        "accounts.Team",
-        _("team"),
-        related_name="fault_entries",
+    team = team_link(
+        "fault_entries",
+        optional=True,
         help_text=_("Empty for the shipped guide, which every team reads"),
     )
     reference_key = reference_key_field(

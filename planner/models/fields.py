@@ -48,10 +48,21 @@ def version_field() -> models.PositiveIntegerField:
     )
 
 
-def team_link(related_name: str) -> models.ForeignKey:
-    """The team a row belongs to; a team that still owns rows is not deleted."""
+def team_link(
+    related_name: str, *, optional: bool = False, help_text: Any = ""
+) -> models.ForeignKey:
+    """The team a row belongs to; a team that still owns rows is not deleted. An `optional`
+    one is empty on the rows no team owns (the shipped ones every team reads, say)."""
+    if optional:
+        return optional_link(
+            "accounts.Team", _("team"), related_name=related_name, help_text=help_text
+        )
     return models.ForeignKey(
-        "accounts.Team", on_delete=models.PROTECT, related_name=related_name, verbose_name=_("team")
+        "accounts.Team",
+        on_delete=models.PROTECT,
+        related_name=related_name,
+        verbose_name=_("team"),
+        help_text=help_text,
     )
 
 

@@ -25,6 +25,7 @@ from planner.models.fields import (
     optional_link,
     reference_key_field,
     reference_key_rules,
+    team_link,
     version_rule,
 )
 
@@ -181,10 +182,9 @@ class Price(VersionedRecord):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_ACCELERATORS_PER_INSTANCE)],
         help_text=_("Rent: the instance costs this many times the amount per hour"),
     )
-    team = optional_link(
-        "accounts.Team",
-        _("team"),
-        related_name="prices",
+    team = team_link(
+        "prices",
+        optional=True,
         help_text=_("Empty for the shipped reference list, which every team reads"),
     )
     reference_key = reference_key_field(

@@ -10,7 +10,7 @@ from planner.choices import (
     SimulationStatus,
 )
 from planner.models.base import CreatedRecord
-from planner.models.fields import optional_link
+from planner.models.fields import team_link
 
 
 class Simulation(CreatedRecord):
@@ -32,7 +32,7 @@ class Simulation(CreatedRecord):
         unique=True,
         help_text=_("SHA-256 of the question and the team that asked it"),
     )
-    team = optional_link("accounts.Team", _("team"), related_name="simulations")
+    team = team_link("simulations", optional=True)
     status = models.CharField(
         _("status"),
         max_length=10,

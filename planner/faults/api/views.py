@@ -15,7 +15,8 @@ from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import INVALID, EditableRowsOnly, RecordViewSet, crud_docs
+from planner.api.versioned import INVALID, EditableRowsOnly, RecordRows, RecordViewSet, crud_docs
+from planner.faults import selectors, services
 from planner.faults.api.serializers import (
     DiagnoseRequestSerializer,
     DiagnosisSerializer,
@@ -23,22 +24,7 @@ from planner.faults.api.serializers import (
     FaultIncidentSerializer,
 )
 from planner.faults.filtersets import FaultEntryFilterSet
-from planner.faults.selectors import (
-    diagnosis_json,
-    fault_diagnosis,
-    fault_entry_editable_by,
-    fault_entry_visible_to,
-    fault_incident_editable_by,
-    fault_incident_visible_to,
-)
-from planner.faults.services import (
-    fault_entry_create,
-    fault_entry_delete,
-    fault_entry_update,
-    fault_incident_create,
-    fault_incident_delete,
-    fault_incident_update,
-)
+from planner.faults.selectors import diagnosis_json, fault_diagnosis, fault_entry_visible_to
 from planner.models import FaultEntry, FaultIncident, Site
 
 XID_79 = (
@@ -116,12 +102,7 @@ class FaultEntryViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, EditableOnly]
     filterset_class = FaultEntryFilterSet
     noun = "fault entry"
-    create_service = staticmethod(fault_entry_create)
-    update_service = staticmethod(fault_entry_update)
-    delete_service = staticmethod(fault_entry_delete)
-    row_arg = "entry"
-    visible_to = staticmethod(fault_entry_visible_to)
-    editable_by = staticmethod(fault_entry_editable_by)
+    rows = RecordRows(selectors, services, "fault_entry", row_arg="entry")
 
 
 INCIDENT_FORBIDDEN = OpenApiResponse(
@@ -150,12 +131,7 @@ class FaultIncidentViewSet(RecordViewSet):
     serializer_class = FaultIncidentSerializer
     permission_classes = [PlannerWrites, EditableOnly]
     noun = "fault incident"
-    create_service = staticmethod(fault_incident_create)
-    update_service = staticmethod(fault_incident_update)
-    delete_service = staticmethod(fault_incident_delete)
-    row_arg = "incident"
-    visible_to = staticmethod(fault_incident_visible_to)
-    editable_by = staticmethod(fault_incident_editable_by)
+    rows = RecordRows(selectors, services, "fault_incident", row_arg="incident")
 
     def choosable(self):
         """The entries and sites an incident of the user's team may name."""

@@ -19,6 +19,7 @@ from planner.api.versioned import (
     PRECONDITION_FAILED,
     PRECONDITION_REQUIRED,
     EditableRowsOnly,
+    RecordRows,
     RecordViewSet,
     crud_docs,
     etag_header,
@@ -28,10 +29,9 @@ from planner.api.versioned import (
 )
 from planner.api.views import writer_team
 from planner.models import Price
+from planner.prices import selectors, services
 from planner.prices.api.serializers import PriceSerializer
 from planner.prices.filtersets import PriceFilterSet
-from planner.prices.selectors import price_editable_by, price_visible_to
-from planner.prices.services import price_copy, price_create, price_retire, price_update
 
 FORBIDDEN = OpenApiResponse(
     DetailSerializer,
@@ -106,14 +106,10 @@ class PriceViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, PriceEditable]
     filterset_class = PriceFilterSet
     noun = "price"
-    create_service = staticmethod(price_create)
-    update_service = staticmethod(price_update)
     # DELETE retires: the price stays, with its history, out of every price book.
-    delete_service = staticmethod(price_retire)
-    row_arg = "price"
-    visible_to = staticmethod(price_visible_to)
-    editable_by = staticmethod(price_editable_by)
-    services_take_user = True
+    rows = RecordRows(
+        selectors, services, "price", row_arg="price", delete="retire", names_writer=True
+    )
     conflict_message = _("Another change got in first; read the price again and retry.")
 
     def filter_queryset(self, queryset):
@@ -129,7 +125,7 @@ class PriceViewSet(RecordViewSet):
         serializer = self.get_serializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         with service_errors(**self.conflict_args()):
-            price = price_copy(
+            price = services.price_copy(
                 price=original, team=team, user=request.user, **serializer.validated_data
             )
         data = self.get_serializer(price).data

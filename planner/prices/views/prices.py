@@ -7,8 +7,6 @@ planners (and admins) write their own team's prices; reference prices are copied
 
 from __future__ import annotations
 
-import copy
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -100,38 +98,28 @@ def price_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-PRICE_FORM = FormPage("planner/prices/price_form.html", CONFLICT)
+PRICE_FORM = FormPage("planner/prices/price_form.html", PriceForm, "price", CONFLICT)
 
 
 @require_http_methods(["GET", "POST"])
 def price_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    form = PriceForm(request.POST if request.method == "POST" else None)
-    return PRICE_FORM.respond(
+    return PRICE_FORM.create(
         request,
-        form,
-        lambda: price_services.price_create(team=team, user=request.user, **form.cleaned_data),
+        price_services.price_create,
         _("The price was added to your team's prices."),
-        price=None,
-        source=None,
+        context={"source": None},
     )
 
 
 @require_http_methods(["GET", "POST"])
 def price_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    price = editable_price(request, pk)
-    # The form edits a copy, so the page heading keeps the saved item while errors show.
-    form = PriceForm(request.POST if request.method == "POST" else None, instance=copy.copy(price))
-    return PRICE_FORM.respond(
+    return PRICE_FORM.edit(
         request,
-        form,
-        lambda: price_services.price_update(
-            price=form.instance, user=request.user, **form.model_values()
-        ),
+        editable_price(request, pk),
+        price_services.price_update,
         _("The price was saved."),
-        editing=price,
-        price=price,
-        source=None,
+        update_names_writer=True,
+        context={"source": None},
     )
 
 
@@ -142,7 +130,7 @@ def price_copy(request: HttpRequest, pk: int) -> HttpResponse:
     team = writer_team(request.user)
     original = visible_price(request, pk)
     initial = {name: getattr(original, name) for name in COPIED_FIELDS}
-    form = PriceForm(request.POST if request.method == "POST" else None, initial=initial)
+    form = PRICE_FORM.bound(request, initial=initial)
     return PRICE_FORM.respond(
         request,
         form,
