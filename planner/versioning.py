@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
+from typing import Any
 
 from django.db import IntegrityError
 from django.db.models import Model
@@ -57,3 +59,34 @@ def save_versioned(obj) -> None:
         # The caller's transaction rolls back on the way out, the claim with it.
         obj.version = read_at
         raise ConflictError(str(exc)) from None
+
+
+def save_checked(obj, **fields: Any) -> Any:
+    """Set `fields` on `obj`, validate the whole row, and save it as `save_versioned` does: a
+    new row is inserted, a row read at `obj.version` updated (StaleVersionError otherwise)."""
+    for name, value in fields.items():
+        setattr(obj, name, value)
+    obj.full_clean()
+    save_versioned(obj)
+    return obj
+
+
+def save_shipped(current, fresh, fields: Iterable[str], **reset: Any) -> str:
+    """Write a row read from the shipped files over the saved row of its key (`current`, None
+    when there is none): "created", "updated" or "unchanged", so loading twice changes nothing.
+    `reset` names values an update also sets (a retired reference row comes back); a saved row
+    that holds other values is updated even when `fields` agree."""
+    if current is None:
+        save_versioned(fresh)
+        return "created"
+    fields = list(fields)
+    if all(getattr(current, name) == value for name, value in reset.items()) and all(
+        getattr(current, name) == getattr(fresh, name) for name in fields
+    ):
+        return "unchanged"
+    for name in fields:
+        setattr(current, name, getattr(fresh, name))
+    for name, value in reset.items():
+        setattr(current, name, value)
+    save_versioned(current)
+    return "updated"

@@ -134,6 +134,37 @@ def field_errors(exc: RequestError) -> Response:
     )
 
 
+def engine_answer(answer: Callable[[], Any]) -> Response:
+    """200 with the engine's answer to a question, or 400 naming the field it got wrong."""
+    try:
+        return Response(answer())
+    except RequestError as exc:
+        return field_errors(exc)
+
+
+def question_docs(
+    operation_id: str,
+    *,
+    question: Any,
+    answer: Any,
+    bad_field: str,
+    examples: list,
+    tag: str,
+    **responses: Any,
+) -> Any:
+    """The schema of a view that answers one engine question (estimate, fit, compat): the
+    contract's question and answer, 400 `bad_field` naming the field, and any other responses
+    given by status (`r403=...`)."""
+    extra = {int(code.removeprefix("r")): response for code, response in responses.items()}
+    return extend_schema(
+        operation_id=operation_id,
+        request=question,
+        responses={200: answer, 400: field_errors_response(bad_field), **extra},
+        examples=examples,
+        tags=[tag],
+    )
+
+
 def created(
     create: Callable[[], tuple[Model, int]],
     *,

@@ -10,9 +10,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
 from django.utils.http import parse_etags, quote_etag
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import (
@@ -24,6 +28,7 @@ from drf_spectacular.utils import (
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
@@ -35,6 +40,7 @@ from planner.api.serializers import (
     HistoryEntrySerializer,
     PreconditionFailedSerializer,
 )
+from planner.api.views import writer_team
 from planner.history import history_of
 from planner.versioning import ConflictError, StaleVersionError
 
@@ -329,10 +335,88 @@ class HistoryMixin:
         return self.get_paginated_response(HistoryEntrySerializer(page, many=True).data)
 
 
+class EditableRowsOnly(BasePermission):
+    """Writes need a row the user may change (the view's `editable()`); rows the user cannot
+    see never get here, the queryset answers 404 first. Reads, and the `open_actions` that
+    only need to see the row, pass."""
+
+    open_actions: tuple[str, ...] = ()
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in SAFE_METHODS or view.action in self.open_actions:
+            return True
+        return view.editable().filter(pk=obj.pk).exists()
+
+
+@dataclass(frozen=True)
+class RecordRows:
+    """A versioned feature's reads and writes, found by the house's names (STYLE.md, habit 2):
+    the selectors `<entity>_visible_to(user)` (the rows a user reads; others are a 404) and
+    `<entity>_editable_by(user)`, and the services `<entity>_create(team=, user=, **fields)`,
+    `<entity>_update(<row_arg>=row, **fields)` and `<entity>_<delete>(<row_arg>=row)`; with
+    `names_writer`, update and delete take the writer too (`user=`). A missing one fails at
+    import, not on the first request."""
+
+    selectors: ModuleType
+    services: ModuleType
+    entity: str
+    row_arg: str
+    delete: str = "delete"
+    names_writer: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("visible_to", "editable_by"):
+            getattr(self.selectors, f"{self.entity}_{name}")
+        for name in ("create", "update", self.delete):
+            getattr(self.services, f"{self.entity}_{name}")
+
+    def read(self, name: str, user) -> QuerySet:
+        return getattr(self.selectors, f"{self.entity}_{name}")(user)
+
+    def write(self, name: str, **arguments: Any) -> Any:
+        return getattr(self.services, f"{self.entity}_{name}")(**arguments)
+
+    def row_args(self, row, user) -> dict[str, Any]:
+        return {self.row_arg: row, **({"user": user} if self.names_writer else {})}
+
+
 class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
-    """A versioned record over the API, by its numeric id: read, write with If-Match, history."""
+    """A versioned record over the API, by its numeric id: read, write with If-Match, history;
+    reads and writes go through the feature's selectors and services (`rows`)."""
 
     lookup_value_regex = r"\d+"
+    rows: RecordRows
+    # A row with no unique name: a conflict is a rule the database caught in a race.
+    conflict_field = "non_field_errors"
+    conflict_message = _("Another change got in first; read the row again and retry.")
+
+    def get_queryset(self) -> QuerySet:
+        return self.rows.read("visible_to", self.request.user)
+
+    def editable(self) -> QuerySet:
+        return self.rows.read("editable_by", self.request.user)
+
+    def conflict_args(self) -> dict[str, str]:
+        return {"conflict_field": self.conflict_field, "conflict_message": self.conflict_message}
+
+    def perform_create(self, serializer) -> None:
+        team = writer_team(self.request)
+        with service_errors(**self.conflict_args()):
+            serializer.instance = self.rows.write(
+                "create", team=team, user=self.request.user, **serializer.validated_data
+            )
+
+    def perform_update(self, serializer) -> None:
+        with service_errors(**self.conflict_args()):
+            serializer.instance = self.rows.write(
+                "update",
+                **self.rows.row_args(serializer.instance, self.request.user),
+                **serializer.validated_data,
+            )
+
+    def perform_destroy(self, instance) -> None:
+        with service_errors(**self.conflict_args()):
+            self.rows.write(self.rows.delete, **self.rows.row_args(instance, self.request.user))
 
 
 class ServiceRecordViewSet(RecordViewSet):

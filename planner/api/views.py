@@ -10,10 +10,10 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from rest_framework import generics
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
+from config.json_input import StrictJSONParser
 
 
 # Rows come from the feature's selector `visible_to(user)`, so a row the user may not see is a
@@ -27,9 +27,10 @@ class VisibleRowsMixin:
         return self.visible_to(self.request.user)
 
 
-# A feature's list of visible rows that a JSON POST adds to (no docstring, as above).
+# A feature's list of visible rows that a JSON POST adds to; a hostile body is a 400 naming
+# where it goes wrong (no docstring, as above).
 class VisibleListCreateView(VisibleRowsMixin, generics.ListCreateAPIView):
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
 
 
 def writer_team(request: Any) -> Any:

@@ -6,11 +6,10 @@ from django import forms
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import Accelerator, ModelArchitecture
 from planner.faults.selectors import MAX_TEXT_CHARS, fault_entry_visible_to
 from planner.models import FaultEntry, FaultIncident, Site
-from planner.web.editing import EditsOneVersion, preserve_inputs
-from planner.web.fields import AcceleratorChoiceField
+from planner.web.editing import VersionedModelForm
+from planner.web.fields import accelerator_field, model_field
 from planner.web.forms import FieldsetsMixin
 
 TASKS = (("", "—"), ("train", _("Train")), ("finetune", _("Fine-tune")), ("inference", _("Serve")))
@@ -33,18 +32,8 @@ class DiagnoseForm(forms.Form):
         help_text=_("Paste dmesg, nvidia-smi -q, a Python traceback or NCCL output"),
     )
     task = forms.ChoiceField(label=_("Task"), choices=TASKS, required=False)
-    model = forms.ModelChoiceField(
-        label=_("Model"),
-        queryset=ModelArchitecture.objects.order_by("family", "params"),
-        to_field_name="slug",
-        required=False,
-    )
-    accelerator = AcceleratorChoiceField(
-        label=_("Accelerator"),
-        queryset=Accelerator.objects.order_by("vendor", "name"),
-        to_field_name="slug",
-        required=False,
-    )
+    model = model_field(optional=True)
+    accelerator = accelerator_field(optional=True)
     count = forms.IntegerField(label=_("Devices"), min_value=1, required=False)
 
     def job(self) -> dict:
@@ -58,7 +47,7 @@ class DiagnoseForm(forms.Form):
         }
 
 
-class FaultEntryForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class FaultEntryForm(FieldsetsMixin, VersionedModelForm):
     """A team's own entry; the team is the signed-in user's and is never chosen here."""
 
     class Meta:
@@ -89,26 +78,12 @@ class FaultEntryForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         (_("Source"), ("source", "read_on")),
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        preserve_inputs(self)
-        self._add_version_field()
 
-    def clean(self):
-        cleaned = super().clean()
-        self._clean_version()
-        return cleaned
-
-
-class FaultIncidentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class FaultIncidentForm(FieldsetsMixin, VersionedModelForm):
     """An incident of the user's team: the entries it may name are the guide's and the team's,
     the sites the team's own."""
 
-    accelerator = AcceleratorChoiceField(
-        queryset=Accelerator.objects.order_by("vendor", "name"),
-        required=False,
-        label=_("Accelerator"),
-    )
+    accelerator = accelerator_field(optional=True, by_slug=False)
 
     class Meta:
         model = FaultIncident
@@ -133,10 +108,3 @@ class FaultIncidentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         )
         self.fields["site"].queryset = Site.objects.filter(team=team).order_by("name")
         self.instance.team = team
-        preserve_inputs(self)
-        self._add_version_field()
-
-    def clean(self):
-        cleaned = super().clean()
-        self._clean_version()
-        return cleaned

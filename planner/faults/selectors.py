@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
-from accounts.roles import Role, has_role
 from accounts.services import user_team
 from planner.choices import FaultLink
 from planner.faults.matching import REPEAT_BONUS_CAP, Match, Rule, diagnose
 from planner.models import FaultEntry, FaultIncident
+from planner.visibility import team_and_shipped_rows, team_rows, team_rows_editable_by
 
 # The most incidents a match lists; the rest are on the entry's page.
 INCIDENTS_PER_MATCH = 5
@@ -25,47 +25,24 @@ MAX_TEXT_CHARS = 1_000_000
 JOB_KEYS = ("task", "model", "accelerator", "count", "seq_len")
 
 
-def _team_of(user):
-    return user_team(user) if user is not None and user.is_authenticated else None
-
-
 def fault_entry_visible_to(user) -> QuerySet[FaultEntry]:
     """The guide and the user's team's own entries; admins see every entry."""
-    entries = FaultEntry.objects.select_related("team")
-    if user is not None and user.is_authenticated and has_role(user, Role.ADMIN):
-        return entries
-    team = _team_of(user)
-    if team is None:
-        return entries.filter(team__isnull=True)
-    return entries.filter(Q(team=team) | Q(team__isnull=True))
+    return team_and_shipped_rows(FaultEntry.objects.select_related("team"), user)
 
 
 def fault_entry_editable_by(user) -> QuerySet[FaultEntry]:
     """Entries a user may change: planners their own team's, admins any team's. The guide is
     changed in catalog/data/faults, not here."""
-    if has_role(user, Role.ADMIN):
-        return FaultEntry.objects.filter(team__isnull=False)
-    team = _team_of(user)
-    if team is None or not has_role(user, Role.PLANNER):
-        return FaultEntry.objects.none()
-    return FaultEntry.objects.filter(team=team)
+    return team_rows_editable_by(FaultEntry.objects.filter(team__isnull=False), user)
 
 
 def fault_incident_visible_to(user) -> QuerySet[FaultIncident]:
     incidents = FaultIncident.objects.select_related("entry", "site", "accelerator", "team")
-    if has_role(user, Role.ADMIN):
-        return incidents
-    team = _team_of(user)
-    return incidents.filter(team=team) if team is not None else incidents.none()
+    return team_rows(incidents, user)
 
 
 def fault_incident_editable_by(user) -> QuerySet[FaultIncident]:
-    if has_role(user, Role.ADMIN):
-        return FaultIncident.objects.all()
-    team = _team_of(user)
-    if team is None or not has_role(user, Role.PLANNER):
-        return FaultIncident.objects.none()
-    return FaultIncident.objects.filter(team=team)
+    return team_rows_editable_by(FaultIncident.objects.all(), user)
 
 
 def fault_search(entries: QuerySet[FaultEntry], text: str) -> QuerySet[FaultEntry]:
@@ -121,7 +98,7 @@ def fault_diagnosis(*, text: str, user, job: dict[str, Any] | None = None) -> Fa
     an entry the team has met ranks higher by its incidents (one point each, up to a cap), and
     each match lists them. `job` (task, model, accelerator, count) is carried to the Estimate
     page for an out-of-memory match."""
-    team = _team_of(user)
+    team = user_team(user)
     entries = FaultEntry.objects.filter(
         Q(team__isnull=True) | Q(team=team) if team else Q(team__isnull=True)
     )

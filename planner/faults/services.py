@@ -3,6 +3,7 @@ text. Every write runs in a transaction with full model validation first, and ke
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from django.db.models import ProtectedError
 
 from planner.faults.reference import FAULTS_DIR, ROW_FIELDS, read_guide
 from planner.models import FaultEntry, FaultIncident
-from planner.versioning import ConflictError, claim_version, save_versioned
+from planner.versioning import ConflictError, claim_version, save_checked, save_shipped
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,6 @@ class GuideLoad:
     kept: int  # entries gone from the files that incidents still name: kept, so history holds
 
 
-def _differs(current: FaultEntry, fresh: FaultEntry) -> bool:
-    return any(getattr(current, name) != getattr(fresh, name) for name in ROW_FIELDS)
-
-
 @transaction.atomic
 def fault_guide_load(*, data_dir: Path = FAULTS_DIR) -> GuideLoad:
     """Upsert the shipped guide by its slugs, in one transaction: loading twice changes nothing,
@@ -34,20 +31,9 @@ def fault_guide_load(*, data_dir: Path = FAULTS_DIR) -> GuideLoad:
     that left the files are deleted, unless a team's incident names one."""
     rows = read_guide(data_dir)
     saved = {e.reference_key: e for e in FaultEntry.objects.filter(team__isnull=True)}
-    created = updated = unchanged = 0
-    for row in rows:
-        fresh = row.instance()
-        current = saved.pop(row.key, None)
-        if current is None:
-            save_versioned(fresh)
-            created += 1
-        elif _differs(current, fresh):
-            for name in ROW_FIELDS:
-                setattr(current, name, getattr(fresh, name))
-            save_versioned(current)
-            updated += 1
-        else:
-            unchanged += 1
+    outcomes = Counter(
+        save_shipped(saved.pop(row.key, None), row.instance(), ROW_FIELDS) for row in rows
+    )
     removed = kept = 0
     for gone in saved.values():
         if gone.incidents.exists():
@@ -55,26 +41,19 @@ def fault_guide_load(*, data_dir: Path = FAULTS_DIR) -> GuideLoad:
             continue
         gone.delete()
         removed += 1
-    return GuideLoad(created, updated, unchanged, removed, kept)
+    return GuideLoad(outcomes["created"], outcomes["updated"], outcomes["unchanged"], removed, kept)
 
 
 @transaction.atomic
 def fault_entry_create(*, team, user, **fields) -> FaultEntry:
-    entry = FaultEntry(team=team, created_by=user, **fields)
-    entry.full_clean()
-    save_versioned(entry)
-    return entry
+    return save_checked(FaultEntry(team=team, created_by=user), **fields)
 
 
 @transaction.atomic
 def fault_entry_update(*, entry: FaultEntry, **fields) -> FaultEntry:
     """Change an entry still at `entry.version`, the version the caller read; otherwise
     StaleVersionError and nothing is written."""
-    for name, value in fields.items():
-        setattr(entry, name, value)
-    entry.full_clean()
-    save_versioned(entry)
-    return entry
+    return save_checked(entry, **fields)
 
 
 @transaction.atomic
@@ -90,19 +69,12 @@ def fault_entry_delete(*, entry: FaultEntry) -> None:
 
 @transaction.atomic
 def fault_incident_create(*, team, user, **fields) -> FaultIncident:
-    incident = FaultIncident(team=team, created_by=user, **fields)
-    incident.full_clean()
-    save_versioned(incident)
-    return incident
+    return save_checked(FaultIncident(team=team, created_by=user), **fields)
 
 
 @transaction.atomic
 def fault_incident_update(*, incident: FaultIncident, **fields) -> FaultIncident:
-    for name, value in fields.items():
-        setattr(incident, name, value)
-    incident.full_clean()
-    save_versioned(incident)
-    return incident
+    return save_checked(incident, **fields)
 
 
 @transaction.atomic

@@ -8,14 +8,11 @@ in catalog/data/faults. Every page works without JavaScript."""
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
-from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -32,19 +29,17 @@ from planner.faults.selectors import (
     fault_incident_visible_to,
 )
 from planner.models import FaultIncident
-from planner.web.editing import opened_on_older_version, render_form, save_form_write, validating
+from planner.web.editing import FormPage, editable_row
 from planner.web.history import history_rows
 from planner.web.htmx import partial_wanted
 from planner.web.lists import list_page, render_list
-from planner.web.roles import require_role, writer_team
 
 
 def _can_write(user) -> bool:
     return user.is_authenticated and has_role(user, Role.PLANNER) and user_team(user) is not None
 
 
-def _conflict() -> str:
-    return _("Another change got in first and this could not be saved; save it again.")
+CONFLICT = gettext_lazy("Another change got in first and this could not be saved; save it again.")
 
 
 @login_not_required  # the guide is public, as the estimate page is
@@ -103,45 +98,22 @@ def fault_diagnose(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _entry_form_page(request, form, **context: Any) -> HttpResponse:
-    return render_form(request, "planner/faults/fault_form.html", {"form": form, **context})
+ENTRY_FORM = FormPage("planner/faults/fault_form.html", FaultEntryForm, "entry", CONFLICT)
+INCIDENT_FORM = FormPage(
+    "planner/faults/incident_form.html", FaultIncidentForm, "incident", CONFLICT, team_form=True
+)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    form = FaultEntryForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        entry = save_form_write(
-            form,
-            lambda: services.fault_entry_create(team=team, user=request.user, **form.cleaned_data),
-            conflict_message=_conflict(),
-        )
-        if entry is not None:
-            messages.success(request, _("The entry was added to your team's fault table."))
-            return redirect(entry)
-    return _entry_form_page(request, form, entry=None)
+    saved = _("The entry was added to your team's fault table.")
+    return ENTRY_FORM.create(request, services.fault_entry_create, saved)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    require_role(request.user, Role.PLANNER)
-    entry = get_object_or_404(fault_entry_editable_by(request.user), pk=pk)
-    form = FaultEntryForm(
-        request.POST if request.method == "POST" else None, instance=copy.copy(entry)
-    )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.fault_entry_update(entry=form.instance, **form.model_values()),
-            conflict_message=_conflict(),
-        )
-        if saved is not None:
-            messages.success(request, _("The entry was saved."))
-            return redirect(saved)
-    return _entry_form_page(
-        request, form, entry=entry, opened_on_older=opened_on_older_version(form, entry)
-    )
+    entry = editable_row(request.user, fault_entry_editable_by, pk)
+    return ENTRY_FORM.edit(request, entry, services.fault_entry_update, _("The entry was saved."))
 
 
 @require_GET
@@ -173,59 +145,23 @@ def fault_incident_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _incident_form_page(request, form, **context: Any) -> HttpResponse:
-    return render_form(request, "planner/faults/incident_form.html", {"form": form, **context})
-
-
 @require_http_methods(["GET", "POST"])
 def fault_incident_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    initial = {}
+    """A new incident of the team's; `?entry=` names the fault it was, from that fault's page."""
     entry_pk = request.GET.get("entry", "")
+    initial = {}
     if entry_pk.isdigit():
         initial["entry"] = fault_entry_visible_to(request.user).filter(pk=entry_pk).first()
-    form = FaultIncidentForm(
-        request.POST if request.method == "POST" else None,
+    return INCIDENT_FORM.create(
+        request,
+        services.fault_incident_create,
+        _("The incident was recorded."),
         initial=initial,
-        user=request.user,
-        team=team,
     )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        incident = save_form_write(
-            form,
-            lambda: services.fault_incident_create(
-                team=team, user=request.user, **form.cleaned_data
-            ),
-            conflict_message=_conflict(),
-        )
-        if incident is not None:
-            messages.success(request, _("The incident was recorded."))
-            return redirect(incident)
-    return _incident_form_page(request, form, incident=None)
 
 
 @require_http_methods(["GET", "POST"])
 def fault_incident_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    require_role(request.user, Role.PLANNER)
-    incident: FaultIncident = get_object_or_404(fault_incident_editable_by(request.user), pk=pk)
-    form = FaultIncidentForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(incident),
-        user=request.user,
-        team=incident.team,
-    )
-    if request.method == "POST" and form.is_valid() and not validating(request):
-        saved = save_form_write(
-            form,
-            lambda: services.fault_incident_update(incident=form.instance, **form.model_values()),
-            conflict_message=_conflict(),
-        )
-        if saved is not None:
-            messages.success(request, _("The incident was saved."))
-            return redirect(saved)
-    return _incident_form_page(
-        request,
-        form,
-        incident=incident,
-        opened_on_older=opened_on_older_version(form, incident),
-    )
+    incident: FaultIncident = editable_row(request.user, fault_incident_editable_by, pk)
+    saved = _("The incident was saved.")
+    return INCIDENT_FORM.edit(request, incident, services.fault_incident_update, saved)

@@ -2,15 +2,17 @@
 
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from planner.models.fields import created_by_field, name_rules, optional_link
+from planner.models.base import CreatedRecord
+from planner.models.fields import name_rules, optional_link
 
 
-class CalibrationProfile(models.Model):
+class CalibrationProfile(CreatedRecord):
     """A probe's measurements of one real card, and the factors derived from them that an
     estimate or a plan can use instead of the engine's defaults."""
+
+    detail_view = "planner:calibration_detail"
 
     name = models.CharField(_("name"), max_length=200)
     accelerator = optional_link(
@@ -23,13 +25,10 @@ class CalibrationProfile(models.Model):
     probe = models.JSONField(_("probe report"))
     derived = models.JSONField(_("derived factors"), null=True, blank=True)
     team = optional_link("accounts.Team", related_name="calibrations")
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
-    class Meta:
+    class Meta(CreatedRecord.Meta):
         verbose_name = _("calibration profile")
         verbose_name_plural = _("calibration profiles")
-        ordering = ["-created_at"]
         constraints = [
             *name_rules("calibrationprofile"),
             models.CheckConstraint(
@@ -40,6 +39,3 @@ class CalibrationProfile(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:calibration_detail", kwargs={"pk": self.pk})

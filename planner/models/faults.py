@@ -14,13 +14,18 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
 from planner.choices import FaultCategory, FaultLink
-from planner.models.fields import created_by_field, optional_link, version_field
+from planner.models.base import VersionedRecord
+from planner.models.fields import (
+    optional_link,
+    reference_key_field,
+    reference_key_rules,
+    team_link,
+    version_rule,
+)
 
 # A pattern is searched in every line of a pasted log: a long one is a mistake, and a short
 # bound keeps one team's pattern from slowing every diagnosis of that team.
@@ -66,9 +71,11 @@ def lines_of(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class FaultEntry(models.Model):
+class FaultEntry(VersionedRecord):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
+
+    detail_view = "planner:fault_detail"
 
     STATED_FIELDS = (
         "title_en",
@@ -136,24 +143,14 @@ class FaultEntry(models.Model):
     from_seed = models.BooleanField(
         _("in the seed articles' fault tables"), default=False, editable=False
     )
-    team = optional_link(
-        "accounts.Team",
-        _("team"),
-        related_name="fault_entries",
+    team = team_link(
+        "fault_entries",
+        optional=True,
         help_text=_("Empty for the shipped guide, which every team reads"),
     )
-    reference_key = models.CharField(
-        _("reference key"),
-        max_length=80,
-        blank=True,
-        editable=False,
-        help_text=_("The entry's slug in catalog/data/faults; empty for a team's own entries"),
+    reference_key = reference_key_field(
+        80, _("The entry's slug in catalog/data/faults; empty for a team's own entries")
     )
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("fault entry")
@@ -174,23 +171,12 @@ class FaultEntry(models.Model):
                 | (~Q(reference_key="") & ~Q(source="") & ~Q(title_en="") & ~Q(title_zh="")),
                 name="faultentry_guide_has_key_source_and_both_titles",
             ),
-            models.CheckConstraint(
-                condition=Q(team__isnull=True) | Q(reference_key=""),
-                name="faultentry_reference_key_only_in_guide",
-            ),
-            models.UniqueConstraint(
-                fields=["reference_key"],
-                condition=~Q(reference_key=""),
-                name="faultentry_reference_key_unique",
-            ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="faultentry_version_positive"),
+            *reference_key_rules("faultentry", only_where="in_guide"),
+            version_rule("faultentry"),
         ]
 
     def __str__(self) -> str:
         return self.title
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:fault_detail", kwargs={"pk": self.pk})
 
     @property
     def is_guide(self) -> bool:
@@ -252,9 +238,11 @@ class FaultEntry(models.Model):
             raise ValidationError(errors)
 
 
-class FaultIncident(models.Model):
+class FaultIncident(VersionedRecord):
     """A fault a team met: when, where, on what hardware, what was seen and what fixed it. Kept
     with its history; only the team sees it."""
+
+    detail_view = "planner:fault_incident_detail"
 
     STATED_FIELDS = (
         "entry",
@@ -268,12 +256,7 @@ class FaultIncident(models.Model):
         "resolved",
     )
 
-    team = models.ForeignKey(
-        "accounts.Team",
-        on_delete=models.PROTECT,
-        related_name="fault_incidents",
-        verbose_name=_("team"),
-    )
+    team = team_link("fault_incidents")
     entry = optional_link(
         FaultEntry,
         _("fault"),
@@ -303,11 +286,6 @@ class FaultIncident(models.Model):
     )
     fix = models.TextField(_("what fixed it"), blank=True)
     resolved = models.BooleanField(_("resolved"), default=False)
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("fault incident")
@@ -318,17 +296,12 @@ class FaultIncident(models.Model):
             models.CheckConstraint(
                 condition=~Q(what_happened=""), name="faultincident_says_what_happened"
             ),
-            models.CheckConstraint(
-                condition=Q(version__gte=1), name="faultincident_version_positive"
-            ),
+            version_rule("faultincident"),
         ]
 
     def __str__(self) -> str:
         first = self.what_happened.strip().splitlines()[0] if self.what_happened.strip() else ""
         return f"{self.happened_on:%Y-%m-%d} {first[:60]}"
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:fault_incident_detail", kwargs={"pk": self.pk})
 
     def clean(self) -> None:
         super().clean()

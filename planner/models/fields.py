@@ -48,6 +48,51 @@ def version_field() -> models.PositiveIntegerField:
     )
 
 
+def team_link(
+    related_name: str, *, optional: bool = False, help_text: Any = ""
+) -> models.ForeignKey:
+    """The team a row belongs to; a team that still owns rows is not deleted. An `optional`
+    one is empty on the rows no team owns (the shipped ones every team reads, say)."""
+    if optional:
+        return optional_link(
+            "accounts.Team", _("team"), related_name=related_name, help_text=help_text
+        )
+    return models.ForeignKey(
+        "accounts.Team",
+        on_delete=models.PROTECT,
+        related_name=related_name,
+        verbose_name=_("team"),
+        help_text=help_text,
+    )
+
+
+def reference_key_field(max_length: int, help_text: Any) -> models.CharField:
+    """The key of a row of a shipped reference list (catalog/data/...); empty for a team's own."""
+    return models.CharField(
+        _("reference key"), max_length=max_length, blank=True, editable=False, help_text=help_text
+    )
+
+
+def reference_key_rules(table: str, *, only_where: str) -> list[models.BaseConstraint]:
+    """Only the shipped rows (no team) carry a reference key, and no two the same one."""
+    return [
+        models.CheckConstraint(
+            condition=Q(team__isnull=True) | Q(reference_key=""),
+            name=f"{table}_reference_key_only_{only_where}",
+        ),
+        models.UniqueConstraint(
+            fields=["reference_key"],
+            condition=~Q(reference_key=""),
+            name=f"{table}_reference_key_unique",
+        ),
+    ]
+
+
+def version_rule(table: str) -> models.CheckConstraint:
+    """A versioned row's version starts at one."""
+    return models.CheckConstraint(condition=Q(version__gte=1), name=f"{table}_version_positive")
+
+
 def name_rules(table: str, *, unique_within: str | None = None) -> list[models.BaseConstraint]:
     """A row's name is never empty and, with `unique_within` ("team", "site"), unique there."""
     rules: list[models.BaseConstraint] = []

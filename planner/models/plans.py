@@ -6,18 +6,18 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
-from planner.models.fields import created_by_field, name_rules, optional_link
+from planner.models.base import StampedRecord
+from planner.models.fields import name_rules, optional_link, team_link
 
 
-class Plan(models.Model):
+class Plan(StampedRecord):
     """A purchase question: a workload, a site (or none), a budget and the builds allowed; its
     ranking is computed once and kept, since weights only re-order it."""
 
+    detail_view = "planner:plan_detail"
+
     name = models.CharField(_("name"), max_length=200)
-    team = models.ForeignKey(
-        "accounts.Team", on_delete=models.PROTECT, related_name="plans", verbose_name=_("team")
-    )
-    created_by = created_by_field()
+    team = team_link("plans")
     site = optional_link("planner.Site", _("site"), related_name="plans", on_delete=models.SET_NULL)
     workload = optional_link(
         "Workload",
@@ -53,23 +53,17 @@ class Plan(models.Model):
         blank=True,
         help_text=_("[accelerator, server, count] of each build the check simulates, in order"),
     )
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
-    class Meta:
+    class Meta(StampedRecord.Meta):
         verbose_name = _("plan")
         verbose_name_plural = _("plans")
-        ordering = ["-created_at"]
         constraints = name_rules("plan")
 
     def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self) -> str:
-        return reverse("planner:plan_detail", kwargs={"pk": self.pk})
 
-
-class Workload(models.Model):
+class Workload(StampedRecord):
     """A job a team plans hardware for: the estimate question without accelerator and count,
     kept with the targets the plan checks (deadline, requests per second, latency).
 
@@ -77,10 +71,7 @@ class Workload(models.Model):
     the top-level targets, so a plan's question is `{**workload.spec, "budget": ..., ...}`."""
 
     name = models.CharField(_("name"), max_length=200)
-    team = models.ForeignKey(
-        "accounts.Team", on_delete=models.PROTECT, related_name="workloads", verbose_name=_("team")
-    )
-    created_by = created_by_field()
+    team = team_link("workloads")
     spec = models.JSONField(
         _("specification"),
         help_text=_(
@@ -88,8 +79,6 @@ class Workload(models.Model):
             "deadline_days, target_rps, ttft_ms and tpot_ms (ms) where set}"
         ),
     )
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("workload")

@@ -16,13 +16,18 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
-from planner.models.fields import created_by_field, optional_link, version_field
+from planner.models.base import VersionedRecord
+from planner.models.fields import (
+    optional_link,
+    reference_key_field,
+    reference_key_rules,
+    team_link,
+    version_rule,
+)
 
 # A system written off over more than 15 years is a typo, not a plan.
 MAX_DEPRECIATION_YEARS = 15
@@ -50,9 +55,11 @@ def _item_rule(item_kinds, condition: Q, name: str, message: str) -> models.Chec
     )
 
 
-class Price(models.Model):
+class Price(VersionedRecord):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
+
+    detail_view = "planner:price_detail"
 
     # What a person states about a price, in groups: the form's fieldsets, the API's fields,
     # the columns of the CSV import and export and of the reference files are drawn from these.
@@ -175,18 +182,13 @@ class Price(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_ACCELERATORS_PER_INSTANCE)],
         help_text=_("Rent: the instance costs this many times the amount per hour"),
     )
-    team = optional_link(
-        "accounts.Team",
-        _("team"),
-        related_name="prices",
+    team = team_link(
+        "prices",
+        optional=True,
         help_text=_("Empty for the shipped reference list, which every team reads"),
     )
-    reference_key = models.CharField(
-        _("reference key"),
-        max_length=120,
-        blank=True,
-        editable=False,
-        help_text=_("The row's key in catalog/data/prices; empty for a team's own prices"),
+    reference_key = reference_key_field(
+        120, _("The row's key in catalog/data/prices; empty for a team's own prices")
     )
     copied_from = optional_link(
         "self", _("copied from"), related_name="copies", on_delete=models.SET_NULL, editable=False
@@ -198,11 +200,6 @@ class Price(models.Model):
         blank=True,
         help_text=_("Retired prices stay, with their history, but no price book uses them"),
     )
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("price")
@@ -297,23 +294,12 @@ class Price(models.Model):
                 violation_error_message=_("A price cannot expire before its own date."),
             ),
             models.CheckConstraint(condition=~Q(source=""), name="price_has_source"),
-            models.CheckConstraint(
-                condition=Q(team__isnull=True) | Q(reference_key=""),
-                name="price_reference_key_only_on_reference",
-            ),
-            models.UniqueConstraint(
-                fields=["reference_key"],
-                condition=~Q(reference_key=""),
-                name="price_reference_key_unique",
-            ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="price_version_positive"),
+            *reference_key_rules("price", only_where="on_reference"),
+            version_rule("price"),
         ]
 
     def __str__(self) -> str:
         return f"{self.item_label} ({self.get_kind_display()})"
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:price_detail", kwargs={"pk": self.pk})
 
     @property
     def is_reference(self) -> bool:

@@ -2,7 +2,6 @@
 
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import (
@@ -10,10 +9,11 @@ from planner.choices import (
     SimulationKind,
     SimulationStatus,
 )
-from planner.models.fields import created_by_field, optional_link
+from planner.models.base import CreatedRecord
+from planner.models.fields import team_link
 
 
-class Simulation(models.Model):
+class Simulation(CreatedRecord):
     """A heavy run queued to a worker: its question, where it stands, and its answer.
 
     One row per distinct question and team (`inputs_hash` covers both): asking again within a
@@ -21,6 +21,8 @@ class Simulation(models.Model):
     question gets a row of its own, so one team's cancel never stops another's run. A row with
     no team (started from the command line) is seen by admins only. The row survives a worker
     that dies mid-run; the re-delivered task picks it up again."""
+
+    detail_view = "planner:simulation_detail"
 
     kind = models.CharField(_("kind"), max_length=10, choices=SimulationKind.choices)
     inputs = models.JSONField(_("inputs"))
@@ -30,7 +32,7 @@ class Simulation(models.Model):
         unique=True,
         help_text=_("SHA-256 of the question and the team that asked it"),
     )
-    team = optional_link("accounts.Team", _("team"), related_name="simulations")
+    team = team_link("simulations", optional=True)
     status = models.CharField(
         _("status"),
         max_length=10,
@@ -53,16 +55,13 @@ class Simulation(models.Model):
         _("attempts"), default=0, help_text=_("Runs started")
     )
     model_version = models.CharField(_("engine version"), max_length=20)
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
     queued_at = models.DateTimeField(_("queued"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
-    class Meta:
+    class Meta(CreatedRecord.Meta):
         verbose_name = _("simulation")
         verbose_name_plural = _("simulations")
-        ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
                 condition=Q(progress__gte=0, progress__lte=1), name="simulation_progress_fraction"
@@ -81,9 +80,6 @@ class Simulation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.status})"
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:simulation_detail", kwargs={"pk": self.pk})
 
     @property
     def finished(self) -> bool:

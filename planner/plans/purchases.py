@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from catalog.models import Fabric
+from planner.choices import NETWORK_ITEMS
 from planner.models import Plan
 
 ITEM_LABELS = {
@@ -29,7 +30,6 @@ ORIGIN_LABELS = {
     "question": gettext_lazy("given in the question"),
     "missing": gettext_lazy("no price"),
 }
-NETWORK_ITEMS = ("nic", "switch_port", "cable", "transceiver")
 # The export's columns: the key each row holds, and its header.
 COLUMNS = (
     ("item_label", gettext_lazy("Item")),

@@ -9,10 +9,10 @@ urlpatterns = [
     *pages("workloads/", "workload", workloads, "list", "edit", copy=workloads.workload_copy_view),
     path("workloads/new/<slug:kind>/", workloads.workload_create_view, name="workload_create"),
     *pages("plans/", "plan", plans, "list", "detail", "compare", create=plans.plan_create_view),
-    path("plans/<int:pk>/report/", exports.plan_report, name="plan_report"),
+    *pages("plans/", "plan", exports, "report"),
+    *pages("plans/", "plan", candidates, "sweep"),
     path("plans/<int:pk>/ranking.csv", exports.plan_export_csv, name="plan_export_csv"),
     path("plans/<int:pk>/ranking.json", exports.plan_export_json, name="plan_export_json"),
-    path("plans/<int:pk>/sweep/", candidates.plan_sweep, name="plan_sweep"),
     path("plans/<int:pk>/rank/", commitments.plan_rerank_view, name="plan_rerank"),
     path("plans/<int:pk>/release/", commitments.plan_release_view, name="plan_release"),
     path(

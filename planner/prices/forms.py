@@ -9,22 +9,21 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import Accelerator, Fabric, ServerPlatform
+from catalog.models import Fabric, ServerPlatform
 from planner.models import Price
-from planner.web.editing import EditsOneVersion, preserve_inputs
-from planner.web.fields import AcceleratorChoiceField
+from planner.web.editing import VersionedModelForm
+from planner.web.fields import accelerator_field
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 from planner.web.widgets import decimal_text
 
 
-class PriceForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class PriceForm(FieldsetsMixin, VersionedModelForm):
     """A price's own fields; the team is the signed-in user's and is never chosen here."""
 
-    accelerator = AcceleratorChoiceField(
-        queryset=Accelerator.objects.order_by("vendor", "name"),
-        required=False,
-        label=_("Accelerator"),
+    accelerator = accelerator_field(
+        optional=True,
+        by_slug=False,
         help_text=_("For an accelerator or rent price; for a system, the cards it comes with"),
     )
 
@@ -60,13 +59,6 @@ class PriceForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["server"].queryset = ServerPlatform.objects.order_by("vendor", "name")
         self.fields["fabric"].queryset = Fabric.objects.order_by("name")
-        preserve_inputs(self)
-        self._add_version_field()
-
-    def clean(self):
-        cleaned = super().clean()
-        self._clean_version()
-        return cleaned
 
 
 class PriceImportForm(CsvUploadForm):

@@ -12,33 +12,22 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from accounts.roles import Role, has_role
-from accounts.services import user_team
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind
 from planner.models import Price
 from planner.prices.book import PriceBook, PriceEntry, is_expired, is_stale
+from planner.visibility import team_and_shipped_rows, team_rows_editable_by
 
 
 def price_visible_to(user) -> QuerySet[Price]:
     """The team's own prices and the reference list; admins see every price. Retired prices
     included: lists leave them out unless asked (PriceFilterSet)."""
     prices = Price.objects.select_related("accelerator", "server", "fabric", "team")
-    if has_role(user, Role.ADMIN):
-        return prices
-    team = user_team(user)
-    if team is None:
-        return prices.filter(team__isnull=True)
-    return prices.filter(Q(team=team) | Q(team__isnull=True))
+    return team_and_shipped_rows(prices, user)
 
 
 def price_editable_by(user) -> QuerySet[Price]:
     """Prices a user may change or retire: planners their own team's, admins every one."""
-    if has_role(user, Role.ADMIN):
-        return Price.objects.all()
-    team = user_team(user)
-    if team is None or not has_role(user, Role.PLANNER):
-        return Price.objects.none()
-    return Price.objects.filter(team=team)
+    return team_rows_editable_by(Price.objects.all(), user)
 
 
 @dataclass(frozen=True)

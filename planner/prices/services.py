@@ -28,7 +28,7 @@ from planner.prices.csv_rows import (
     export_row,
 )
 from planner.prices.reference import PRICES_DIR, ReferenceRow, read_reference_prices
-from planner.versioning import save_versioned
+from planner.versioning import save_checked, save_shipped, save_versioned
 
 # What a copy takes from the price it copies: everything a person can edit.
 COPIED_FIELDS = [
@@ -57,10 +57,7 @@ def _require_may_change(*, user, price: Price) -> None:
 @transaction.atomic
 def price_create(*, team, user, **fields) -> Price:
     """A new price in `team`'s book."""
-    price = Price(team=team, created_by=user, **fields)
-    price.full_clean()
-    save_versioned(price)
-    return price
+    return save_checked(Price(team=team, created_by=user), **fields)
 
 
 @transaction.atomic
@@ -68,11 +65,7 @@ def price_update(*, price: Price, user, **fields) -> Price:
     """Change a price that still stands at `price.version`, the version the caller read;
     otherwise StaleVersionError, and nothing is written. Reference prices: admins only."""
     _require_may_change(user=user, price=price)
-    for name, value in fields.items():
-        setattr(price, name, value)
-    price.full_clean()
-    save_versioned(price)
-    return price
+    return save_checked(price, **fields)
 
 
 @transaction.atomic
@@ -82,10 +75,9 @@ def price_copy(*, price: Price, team, user, **changes) -> Price:
     if price.team_id is not None and price.team_id != team.pk and not has_role(user, Role.ADMIN):
         raise PermissionDenied
     values = {name: getattr(price, name) for name in COPIED_FIELDS}
-    copy = Price(team=team, created_by=user, copied_from=price, **{**values, **changes})
-    copy.full_clean()
-    save_versioned(copy)
-    return copy
+    return save_checked(
+        Price(team=team, created_by=user, copied_from=price), **{**values, **changes}
+    )
 
 
 @transaction.atomic
@@ -141,7 +133,7 @@ def price_export_csv(*, prices: Iterable[Price]) -> str:
 
 # --- the reference list ----------------------------------------------------------------------
 
-# The fields the reference files set; `_differs` compares them, an update copies them.
+# The fields the reference files set; a load compares them, an update copies them.
 REFERENCE_FIELDS = [
     f.attname for f in Price._meta.concrete_fields if f.editable and f.name not in {"id"}
 ]
@@ -158,12 +150,6 @@ class ReferenceLoad:
             outcome: sum(tally[outcome] for tally in self.counts.values())
             for outcome in ("created", "updated", "unchanged")
         }
-
-
-def _differs(saved: Price, fresh: Price) -> bool:
-    return saved.retired_at is not None or any(
-        getattr(saved, name) != getattr(fresh, name) for name in REFERENCE_FIELDS
-    )
 
 
 def _validated(row: ReferenceRow, price: Price) -> Price:
@@ -190,20 +176,9 @@ def price_reference_load(*, data_dir: Path = PRICES_DIR) -> ReferenceLoad:
         for name in sorted({row.path.name for row in rows})
     }
     for row in rows:
-        current = saved.pop(row.key, None)
         fresh = _validated(row, row.instance(catalog))
-        tally = counts[row.path.name]
-        if current is None:
-            save_versioned(fresh)
-            tally["created"] += 1
-        elif _differs(current, fresh):
-            for name in REFERENCE_FIELDS:
-                setattr(current, name, getattr(fresh, name))
-            current.retired_at = None
-            save_versioned(current)
-            tally["updated"] += 1
-        else:
-            tally["unchanged"] += 1
+        outcome = save_shipped(saved.pop(row.key, None), fresh, REFERENCE_FIELDS, retired_at=None)
+        counts[row.path.name][outcome] += 1
     retired = 0
     for gone in saved.values():
         if gone.retired_at is None:

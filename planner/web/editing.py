@@ -3,7 +3,9 @@ the inline check, the hidden version field, and what to show when someone saved 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -11,14 +13,16 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from accounts.roles import Role
 from planner.engine import RequestError
 from planner.messages.render import error_line, error_message
 from planner.versioning import ConflictError, StaleVersionError
 from planner.web.history import shown_value
 from planner.web.htmx import partial_wanted
+from planner.web.roles import require_role, writer_team
 
 # The inline validation posts the form with this flag: check and re-render, never save.
 VALIDATE_FLAG = "_validate"
@@ -82,6 +86,28 @@ def free_name(form, *, within: dict[str, Any], taken_message: str) -> str:
     if rows.exclude(pk=form.instance.pk).exists():
         raise ValidationError(taken_message, code="unique")
     return name
+
+
+class VersionedModelForm(EditsOneVersion, forms.ModelForm):
+    """The form of a versioned row: what a person types survives the inline validation's
+    re-render, and an edit carries the version it was opened on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        preserve_inputs(self)
+        self._add_version_field()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        self._clean_version()
+        return cleaned
+
+
+def editable_row(user, editable_by: Callable[[Any], Any], pk: int, role: str = Role.PLANNER):
+    """The row `pk` among those `editable_by(user)` returns: 403 for a role that does not write,
+    404 for a row the user may not change."""
+    require_role(user, role)
+    return get_object_or_404(editable_by(user), pk=pk)
 
 
 def apply_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
@@ -216,6 +242,98 @@ def delete_and_redirect(
     else:
         messages.success(request, done)
     return redirect(back)
+
+
+@dataclass(frozen=True)
+class FormPage:
+    """A feature's form page of one versioned row, written through its services: the form
+    (first view, inline validation, refusals beside their fields) or, once saved, the saved
+    row's page. The page names the row `row_name` ("entry", "price"), as the services do;
+    editing one, it warns while a newer version has been saved since it was opened."""
+
+    template: str
+    form_class: type
+    row_name: str
+    conflict_message: Any  # a conflict the database caught in a race (lazily translated)
+    # The form offers choices of the row's team (its sites, its entries): it takes the user and
+    # the team as keywords.
+    team_form: bool = False
+
+    def bound(self, request: HttpRequest, **form_kwargs: Any):
+        return self.form_class(request.POST if request.method == "POST" else None, **form_kwargs)
+
+    def create(
+        self,
+        request: HttpRequest,
+        create: Callable[..., Model],
+        saved_message: Any,
+        *,
+        context: dict[str, Any] | None = None,
+        **form_kwargs: Any,
+    ) -> HttpResponse:
+        """A new row of the writer's team, through `create(team=, user=, **fields)`."""
+        team = writer_team(request.user)
+        form = self.bound(request, **self._for_team(request, team), **form_kwargs)
+        return self.respond(
+            request,
+            form,
+            lambda: create(team=team, user=request.user, **form.cleaned_data),
+            saved_message,
+            **{self.row_name: None, **(context or {})},
+        )
+
+    def edit(
+        self,
+        request: HttpRequest,
+        row: Model,
+        update: Callable[..., Model],
+        saved_message: Any,
+        *,
+        update_names_writer: bool = False,
+        context: dict[str, Any] | None = None,
+        **form_kwargs: Any,
+    ) -> HttpResponse:
+        """Change `row` through `update(<row_name>=row, **fields)` (and `user=`, where the
+        service names the writer). The form edits a copy, so the page heading keeps the saved
+        row while errors show."""
+        form = self.bound(
+            request, instance=copy.copy(row), **self._for_team(request, row.team), **form_kwargs
+        )
+        writer = {"user": request.user} if update_names_writer else {}
+        return self.respond(
+            request,
+            form,
+            lambda: update(**{self.row_name: form.instance}, **writer, **form.model_values()),
+            saved_message,
+            editing=row,
+            **{self.row_name: row, **(context or {})},
+        )
+
+    def _for_team(self, request: HttpRequest, team: Any) -> dict[str, Any]:
+        return {"user": request.user, "team": team} if self.team_form else {}
+
+    def respond(
+        self,
+        request: HttpRequest,
+        form,
+        write: Callable[[], Model],
+        saved_message: Any,
+        *,
+        editing: Model | None = None,
+        **context: Any,
+    ) -> HttpResponse:
+        written = write_and_redirect(
+            request,
+            form,
+            write,
+            conflict_message=self.conflict_message,
+            saved_message=saved_message,
+        )
+        if written is not None:
+            return written
+        if editing is not None:
+            context["opened_on_older"] = opened_on_older_version(form, editing)
+        return render_form(request, self.template, {"form": form, **context})
 
 
 def show_newer_version(form, current: Model | None) -> None:

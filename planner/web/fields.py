@@ -112,26 +112,34 @@ class AcceleratorChoiceField(forms.ModelChoiceField):
         return f"{obj.vendor} {obj.name}"
 
 
-def model_field() -> forms.ModelChoiceField:
-    """The model architecture asked about, by slug; the contract's example is the first shown."""
+def model_field(*, optional: bool = False) -> forms.ModelChoiceField:
+    """The model architecture asked about, by slug; the contract's example is the first shown,
+    unless the field is `optional` (then it starts empty)."""
     return forms.ModelChoiceField(
         label=_("Model"),
         queryset=ModelArchitecture.objects.order_by("family", "params"),
         to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_MODEL,
+        **_choice_options(optional, DEFAULT_MODEL),
     )
 
 
-def accelerator_field() -> AcceleratorChoiceField:
-    """The accelerator asked about, by slug, labelled with its vendor."""
+def accelerator_field(
+    *, optional: bool = False, by_slug: bool = True, help_text: Any = ""
+) -> AcceleratorChoiceField:
+    """The accelerator asked about, labelled with its vendor, by slug (or, for a row's own
+    link, by id); the contract's example is the first shown unless the field is `optional`."""
     return AcceleratorChoiceField(
         label=_("Accelerator"),
         queryset=Accelerator.objects.order_by("vendor", "name"),
-        to_field_name="slug",
-        empty_label=None,
-        initial=DEFAULT_ACCELERATOR,
+        to_field_name="slug" if by_slug else None,
+        help_text=help_text,
+        **_choice_options(optional, DEFAULT_ACCELERATOR),
     )
+
+
+def _choice_options(optional: bool, default: str) -> dict[str, Any]:
+    """A required choice shows `default` first and no empty entry; an optional one starts empty."""
+    return {"required": False} if optional else {"empty_label": None, "initial": default}
 
 
 def fabric_field() -> forms.ModelChoiceField:

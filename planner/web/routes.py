@@ -22,6 +22,8 @@ PAGE_ROUTES = {
     "compare": "<int:pk>/compare/",
     "retire": "<int:pk>/retire/",
     "cancel": "<int:pk>/cancel/",
+    "report": "<int:pk>/report/",
+    "sweep": "<int:pk>/sweep/",
 }
 
 

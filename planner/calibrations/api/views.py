@@ -12,7 +12,6 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from accounts.services import user_team
-from config.json_input import StrictJSONParser
 from planner.api.responses import (
     create_docs,
     created,
@@ -83,7 +82,6 @@ class CalibrationListView(VisibleListCreateView):
 
     serializer_class = CalibrationSerializer
     visible_to = staticmethod(calibration_visible_to)
-    parser_classes = [StrictJSONParser]
 
     def create(self, request, *args, **kwargs) -> Response:
         if user_team(request.user) is None:

@@ -1,14 +1,12 @@
 """POST /api/v1/compat/: the question of `manage.py compat`, same JSON in and out."""
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample
 from rest_framework.permissions import AllowAny
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from planner.api.responses import field_errors, field_errors_response
+from planner.api.responses import engine_answer, question_docs
 from planner.compat.api.serializers import CompatAnswer, CompatQuestion
 from planner.compat.services import compat_check
-from planner.engine import RequestError
 
 EXAMPLES = [
     OpenApiExample(
@@ -31,22 +29,14 @@ class CompatView(APIView):
 
     permission_classes = [AllowAny]  # reads public data only, like the estimate
 
-    @extend_schema(
-        operation_id="compat_create",
-        request=CompatQuestion,
-        responses={
-            200: CompatAnswer,
-            400: field_errors_response(
-                'A field is wrong; the key names it, e.g. {"driver": ["must be an NVIDIA '
-                "driver version such as 550.54.15, not 'abc'\"]}."
-            ),
-        },
+    @question_docs(
+        "compat_create",
+        question=CompatQuestion,
+        answer=CompatAnswer,
+        bad_field='A field is wrong; the key names it, e.g. {"driver": ["must be an NVIDIA '
+        "driver version such as 550.54.15, not 'abc'\"]}.",
         examples=EXAMPLES,
-        tags=["compat"],
+        tag="compat",
     )
     def post(self, request):
-        try:
-            answer = compat_check(data=request.data)
-        except RequestError as exc:
-            return field_errors(exc)
-        return Response(answer)
+        return engine_answer(lambda: compat_check(data=request.data))

@@ -230,6 +230,15 @@ class Question(BaseModel):
         return {name: getattr(self, name) for name in names.split()}
 
 
+class GivenFigures(Question):
+    """Optional figures, each named by its key (loss factors, weights): those given replace
+    what the engine would use, those left out keep it."""
+
+    def given(self) -> dict[str, float]:
+        """The figures given, by key, in the order they are declared."""
+        return {name: float(value) for name, value in self if value is not None}
+
+
 class Answer(BaseModel):
     """Base of every object in an answer (the OpenAPI document's response schemas)."""
 

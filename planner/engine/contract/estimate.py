@@ -213,7 +213,7 @@ class Job(Question):
                 kv_precision=self.inference.kv_precision or kv_default,
             ),
             reliability=self.reliability.spec(),
-            efficiency=MappingProxyType(self.efficiency.overrides()),
+            efficiency=MappingProxyType(self.efficiency.given()),
         )
 
     def resolved_model(self, resolve_model: Callable[[str], ModelSpec]) -> ModelSpec:

@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field
 
 from planner.engine.contract.base import (
     Flag,
+    GivenFigures,
     Question,
     number,
     one_of,
@@ -18,7 +19,6 @@ from planner.engine.contract.base import (
 from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
     ATTENTION,
-    ETA_KEYS,
     KV_PRECISIONS,
     LORA_TARGETS,
     METHODS,
@@ -164,7 +164,7 @@ class Reliability(Question):
 EtaOverride = Annotated[float, number(ge=0.001, le=1)]
 
 
-class Efficiency(Question):
+class Efficiency(GivenFigures):
     """Overrides of the seeds' loss factors; each replaces the computed one."""
 
     eta_mem: EtaOverride | None = None
@@ -172,6 +172,3 @@ class Efficiency(Question):
     eta_sched: EtaOverride | None = None
     eta_thermal: EtaOverride | None = None
     eta_fault: EtaOverride | None = None
-
-    def overrides(self) -> dict[str, float]:
-        return {k: float(v) for k in ETA_KEYS if (v := getattr(self, k)) is not None}

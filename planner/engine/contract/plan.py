@@ -12,6 +12,7 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
     Flag,
+    GivenFigures,
     Question,
     Text,
     number,
@@ -23,7 +24,6 @@ from planner.engine.contract.estimate import Job
 from planner.engine.contract.fit import Feeds, RackCooling, rack_spec
 from planner.engine.errors import gettext_noop as _
 from planner.engine.recommend import OBJECTIVES, RackGroupOption
-from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import (
     PRECISIONS,
     AcceleratorSpec,
@@ -150,7 +150,7 @@ class CountRange(Question):
 Weight = Annotated[float, number(ge=0, le=100)]
 
 
-class Weights(Question):
+class Weights(GivenFigures):
     """The five dimensions' weights, 0-100 each; unnamed ones keep the task's defaults."""
 
     memory_capacity: Weight | None = None
@@ -158,9 +158,6 @@ class Weights(Question):
     interconnect: Weight | None = None
     cooling: Weight | None = None
     software: Weight | None = None
-
-    def given(self) -> dict[str, float]:
-        return {k: float(v) for k in DIMENSIONS if (v := getattr(self, k)) is not None}
 
 
 def _strings(what: str) -> Callable[[Any], Any]:

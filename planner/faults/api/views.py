@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -16,8 +15,8 @@ from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
 from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import INVALID, RecordViewSet, crud_docs, service_errors
-from planner.api.views import writer_team
+from planner.api.versioned import INVALID, EditableRowsOnly, RecordRows, RecordViewSet, crud_docs
+from planner.faults import selectors, services
 from planner.faults.api.serializers import (
     DiagnoseRequestSerializer,
     DiagnosisSerializer,
@@ -25,41 +24,19 @@ from planner.faults.api.serializers import (
     FaultIncidentSerializer,
 )
 from planner.faults.filtersets import FaultEntryFilterSet
-from planner.faults.selectors import (
-    diagnosis_json,
-    fault_diagnosis,
-    fault_entry_editable_by,
-    fault_entry_visible_to,
-    fault_incident_editable_by,
-    fault_incident_visible_to,
-)
-from planner.faults.services import (
-    fault_entry_create,
-    fault_entry_delete,
-    fault_entry_update,
-    fault_incident_create,
-    fault_incident_delete,
-    fault_incident_update,
-)
+from planner.faults.selectors import diagnosis_json, fault_diagnosis, fault_entry_visible_to
 from planner.models import FaultEntry, FaultIncident, Site
 
-CONFLICT_ARGS = {
-    "conflict_field": "non_field_errors",
-    "conflict_message": _("Another change got in first; read the row again and retry."),
-}
 XID_79 = (
     "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 )
 
 
-class EditableOnly(BasePermission):
+class EditableOnly(EditableRowsOnly):
     """Writes need a row the user may change: their own team's (admins: any team's). The guide
     is read-only here; it is changed in catalog/data/faults."""
 
     message = _("The guide's entries are read-only; add your team's own entry instead.")
-
-    def has_object_permission(self, request, view, obj) -> bool:
-        return request.method in SAFE_METHODS or view.editable().filter(pk=obj.pk).exists()
 
 
 @documented(
@@ -125,29 +102,7 @@ class FaultEntryViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, EditableOnly]
     filterset_class = FaultEntryFilterSet
     noun = "fault entry"
-
-    def get_queryset(self):
-        return fault_entry_visible_to(self.request.user)
-
-    def editable(self):
-        return fault_entry_editable_by(self.request.user)
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_entry_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_entry_update(
-                entry=serializer.instance, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            fault_entry_delete(entry=instance)
+    rows = RecordRows(selectors, services, "fault_entry", row_arg="entry")
 
 
 INCIDENT_FORBIDDEN = OpenApiResponse(
@@ -176,12 +131,7 @@ class FaultIncidentViewSet(RecordViewSet):
     serializer_class = FaultIncidentSerializer
     permission_classes = [PlannerWrites, EditableOnly]
     noun = "fault incident"
-
-    def get_queryset(self):
-        return fault_incident_visible_to(self.request.user)
-
-    def editable(self):
-        return fault_incident_editable_by(self.request.user)
+    rows = RecordRows(selectors, services, "fault_incident", row_arg="incident")
 
     def choosable(self):
         """The entries and sites an incident of the user's team may name."""
@@ -190,20 +140,3 @@ class FaultIncidentViewSet(RecordViewSet):
             Q(team=team) | Q(team__isnull=True)
         )
         return entries, Site.objects.filter(team=team)
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_incident_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = fault_incident_update(
-                incident=serializer.instance, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            fault_incident_delete(incident=instance)

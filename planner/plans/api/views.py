@@ -27,7 +27,6 @@ from rest_framework.views import APIView
 
 from accounts.permissions import PlannerWrites, PlanWrites
 from accounts.services import user_team
-from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     create_docs,
@@ -166,7 +165,6 @@ class PlanListView(VisibleListCreateView):
     permission_classes = [PlanWrites]
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
-    parser_classes = [StrictJSONParser]
     throttle_scope = "compute"  # POST ranks every build
 
     def create(self, request, *args, **kwargs) -> Response:

@@ -5,12 +5,10 @@ retired, never deleted: DELETE with If-Match retires one, which stays readable."
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
@@ -20,6 +18,8 @@ from planner.api.versioned import (
     INVALID,
     PRECONDITION_FAILED,
     PRECONDITION_REQUIRED,
+    EditableRowsOnly,
+    RecordRows,
     RecordViewSet,
     crud_docs,
     etag_header,
@@ -29,10 +29,9 @@ from planner.api.versioned import (
 )
 from planner.api.views import writer_team
 from planner.models import Price
+from planner.prices import selectors, services
 from planner.prices.api.serializers import PriceSerializer
 from planner.prices.filtersets import PriceFilterSet
-from planner.prices.selectors import price_editable_by, price_visible_to
-from planner.prices.services import price_copy, price_create, price_retire, price_update
 
 FORBIDDEN = OpenApiResponse(
     DetailSerializer,
@@ -43,24 +42,14 @@ NOT_FOUND = OpenApiResponse(
     DetailSerializer, description="No such price, or it belongs to another team."
 )
 ETAG_EXAMPLE = '"price-42-v2-5c1d8e0a9b3f"'
-# A price has no unique name: a conflict is a rule the database caught in a race.
-CONFLICT_ARGS = {
-    "conflict_field": "non_field_errors",
-    "conflict_message": _("Another change got in first; read the price again and retry."),
-}
 
 
-class PriceEditable(BasePermission):
-    """Writes need a price the user may change: their own team's (admins: any). Prices the
-    user cannot see never get here: the queryset answers 404 first. Copying needs only to
-    see the price."""
+class PriceEditable(EditableRowsOnly):
+    """Writes need a price the user may change: their own team's (admins: any). Copying needs
+    only to see the price."""
 
     message = _("Reference prices are read-only: copy one into your team's prices to change it.")
-
-    def has_object_permission(self, request, view, obj) -> bool:
-        if request.method in SAFE_METHODS or view.action == "copy":
-            return True
-        return price_editable_by(request.user).filter(pk=obj.pk).exists()
+    open_actions = ("copy",)
 
 
 def _docs() -> dict:
@@ -117,32 +106,16 @@ class PriceViewSet(RecordViewSet):
     permission_classes = [PlannerWrites, PriceEditable]
     filterset_class = PriceFilterSet
     noun = "price"
-
-    def get_queryset(self) -> QuerySet[Price]:
-        return price_visible_to(self.request.user)
+    # DELETE retires: the price stays, with its history, out of every price book.
+    rows = RecordRows(
+        selectors, services, "price", row_arg="price", delete="retire", names_writer=True
+    )
+    conflict_message = _("Another change got in first; read the price again and retry.")
 
     def filter_queryset(self, queryset):
         # The filters (retired prices left out among them) are the list's; one price is
         # reachable by its id whatever its state.
         return super().filter_queryset(queryset) if self.action == "list" else queryset
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = price_create(
-                team=team, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_update(self, serializer) -> None:
-        with service_errors(**CONFLICT_ARGS):
-            serializer.instance = price_update(
-                price=serializer.instance, user=self.request.user, **serializer.validated_data
-            )
-
-    def perform_destroy(self, instance: Price) -> None:
-        """DELETE retires: the price stays, with its history, out of every price book."""
-        with service_errors(**CONFLICT_ARGS):
-            price_retire(price=instance, user=self.request.user)
 
     @action(detail=True, methods=["post"])
     def copy(self, request, pk=None) -> Response:
@@ -151,8 +124,8 @@ class PriceViewSet(RecordViewSet):
         team = writer_team(request)
         serializer = self.get_serializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        with service_errors(**CONFLICT_ARGS):
-            price = price_copy(
+        with service_errors(**self.conflict_args()):
+            price = services.price_copy(
                 price=original, team=team, user=request.user, **serializer.validated_data
             )
         data = self.get_serializer(price).data

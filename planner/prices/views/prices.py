@@ -7,15 +7,13 @@ planners (and admins) write their own team's prices; reference prices are copied
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -33,12 +31,7 @@ from planner.prices.selectors import (
 )
 from planner.prices.services import COPIED_FIELDS
 from planner.versioning import StaleVersionError
-from planner.web.editing import (
-    VERSION_FIELD,
-    opened_on_older_version,
-    render_form,
-    write_and_redirect,
-)
+from planner.web.editing import VERSION_FIELD, FormPage
 from planner.web.history import history_rows
 from planner.web.lists import render_filtered_list
 from planner.web.roles import require_role, writer_team
@@ -46,9 +39,10 @@ from planner.web.roles import require_role, writer_team
 PAGE_SIZE = 50
 
 
-def conflict_message() -> str:
-    # A price has no unique name: a conflict is a rule the database caught in a race.
-    return _("Another change got in first and this price could not be saved; save it again.")
+# A price has no unique name: a conflict is a rule the database caught in a race.
+CONFLICT = gettext_lazy(
+    "Another change got in first and this price could not be saved; save it again."
+)
 
 
 def visible_price(request: HttpRequest, pk: int) -> Price:
@@ -104,45 +98,28 @@ def price_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _form_page(request: HttpRequest, form: PriceForm, **context: Any) -> HttpResponse:
-    """The price form again (first view, or with what went wrong)."""
-    return render_form(request, "planner/prices/price_form.html", {"form": form, **context})
+PRICE_FORM = FormPage("planner/prices/price_form.html", PriceForm, "price", CONFLICT)
 
 
 @require_http_methods(["GET", "POST"])
 def price_create(request: HttpRequest) -> HttpResponse:
-    team = writer_team(request.user)
-    form = PriceForm(request.POST if request.method == "POST" else None)
-    written = write_and_redirect(
+    return PRICE_FORM.create(
         request,
-        form,
-        lambda: price_services.price_create(team=team, user=request.user, **form.cleaned_data),
-        conflict_message=conflict_message(),
-        saved_message=_("The price was added to your team's prices."),
+        price_services.price_create,
+        _("The price was added to your team's prices."),
+        context={"source": None},
     )
-    return written or _form_page(request, form, price=None, source=None)
 
 
 @require_http_methods(["GET", "POST"])
 def price_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    price = editable_price(request, pk)
-    # The form edits a copy, so the page heading keeps the saved item while errors show.
-    form = PriceForm(request.POST if request.method == "POST" else None, instance=copy.copy(price))
-    written = write_and_redirect(
+    return PRICE_FORM.edit(
         request,
-        form,
-        lambda: price_services.price_update(
-            price=form.instance, user=request.user, **form.model_values()
-        ),
-        conflict_message=conflict_message(),
-        saved_message=_("The price was saved."),
-    )
-    return written or _form_page(
-        request,
-        form,
-        price=price,
-        source=None,
-        opened_on_older=opened_on_older_version(form, price),
+        editable_price(request, pk),
+        price_services.price_update,
+        _("The price was saved."),
+        update_names_writer=True,
+        context={"source": None},
     )
 
 
@@ -153,17 +130,17 @@ def price_copy(request: HttpRequest, pk: int) -> HttpResponse:
     team = writer_team(request.user)
     original = visible_price(request, pk)
     initial = {name: getattr(original, name) for name in COPIED_FIELDS}
-    form = PriceForm(request.POST if request.method == "POST" else None, initial=initial)
-    written = write_and_redirect(
+    form = PRICE_FORM.bound(request, initial=initial)
+    return PRICE_FORM.respond(
         request,
         form,
         lambda: price_services.price_copy(
             price=original, team=team, user=request.user, **form.cleaned_data
         ),
-        conflict_message=conflict_message(),
-        saved_message=_("The copy was added to your team's prices."),
+        _("The copy was added to your team's prices."),
+        price=None,
+        source=original,
     )
-    return written or _form_page(request, form, price=None, source=original)
 
 
 @require_POST

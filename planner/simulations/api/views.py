@@ -17,7 +17,6 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
-from config.json_input import StrictJSONParser
 from planner.api.responses import (
     UNAUTHENTICATED,
     create_docs,
@@ -30,7 +29,7 @@ from planner.api.responses import (
     location_header,
     one_docs,
 )
-from planner.api.views import VisibleRowsMixin
+from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.engine.contract.simulation import SimulationRequest
 from planner.models import Simulation
 from planner.simulations.api.serializers import (
@@ -144,14 +143,12 @@ EXAMPLES = [
         examples=EXAMPLES,
     ),
 )
-class SimulationListView(VisibleRowsMixin, generics.ListCreateAPIView):
+class SimulationListView(VisibleListCreateView):
     """Any signed-in role reads its team's runs; planners and admins queue."""
 
     visible_to = staticmethod(simulation_visible_to)
     queryset = Simulation.objects.none()  # the schema's model; rows come from visible_to
     serializer_class = SimulationSummarySerializer
-    permission_classes = [PlannerWrites]
-    parser_classes = [StrictJSONParser]
     filterset_class = SimulationFilterSet
     throttle_scope = "compute"  # POST queues minutes of CPU
 

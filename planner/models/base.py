@@ -1,0 +1,46 @@
+"""Abstract tables the planner's rows build on: who made a row and when, and the versioned rows
+edited through planner/versioning.py and kept with their history."""
+
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from planner.models.fields import created_by_field, version_field
+
+
+class CreatedRecord(models.Model):
+    """A row that remembers who created it and when, listed newest first unless its Meta says
+    otherwise, with a page of its own named by `detail_view`."""
+
+    detail_view: str  # the URL name of the row's page, e.g. "planner:plan_detail"
+
+    created_by = created_by_field()
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    def get_absolute_url(self) -> str:
+        return reverse(self.detail_view, kwargs={"pk": self.pk})
+
+
+class StampedRecord(CreatedRecord):
+    """A row that also remembers when it last changed."""
+
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta(CreatedRecord.Meta):
+        abstract = True
+
+
+class VersionedRecord(StampedRecord):
+    """A row edited with optimistic locking (an edit names the version it started from) and kept
+    with its history; the version itself is not history."""
+
+    version = version_field()
+    history = HistoricalRecords(excluded_fields=["version"], inherit=True)
+
+    class Meta(StampedRecord.Meta):
+        abstract = True
