@@ -79,3 +79,37 @@ def test_least_loaded_replica_breaks_ties_by_lowest_index():
     load[2] += 1
     event_loop._reorder(heap, pos, load, 2)
     assert heap[0] == 0  # 0, 1 and 2 all hold two: the lowest index goes first
+
+
+class TimeLimit(Exception):
+    """Stands for Celery's SoftTimeLimitExceeded, which a signal handler raises."""
+
+
+def test_a_time_limit_raised_while_numba_enters_the_loop_reaches_the_caller(monkeypatch):
+    # numba wraps an exception a signal handler raises inside its dispatcher in SystemErrors;
+    # the task's `except SoftTimeLimitExceeded` must still see the limit, or the run is never
+    # marked timed out.
+    def advance(*_args):
+        try:
+            raise TimeLimit
+        except TimeLimit as limit:
+            raise SystemError(
+                "CPUDispatcher(advance) returned a result with an exception set"
+            ) from limit
+
+    monkeypatch.setattr(event_loop, "advance", advance)
+    spec = CASES[sorted(CASES)[0]]
+    arrivals, prompts, outputs = draw_requests(spec)
+    with pytest.raises(TimeLimit):
+        scheduler.run(spec, arrivals, prompts, outputs, lambda _fraction: None)
+
+
+def test_a_system_error_of_the_loop_itself_stays_as_it_is(monkeypatch):
+    def advance(*_args):
+        raise SystemError("a bug in the loop")
+
+    monkeypatch.setattr(event_loop, "advance", advance)
+    spec = CASES[sorted(CASES)[0]]
+    arrivals, prompts, outputs = draw_requests(spec)
+    with pytest.raises(SystemError, match="a bug in the loop"):
+        scheduler.run(spec, arrivals, prompts, outputs, lambda _fraction: None)

@@ -37,6 +37,17 @@ except ImportError:  # numba missing: the same functions, run by the interpreter
         return fn
 
 
+def raised_in_a_handler(error: SystemError) -> BaseException:
+    """The exception a signal handler raised (a task's time limit, Ctrl-C) where it landed while
+    numba was entering or leaving a compiled call: numba wraps it in SystemErrors, and the
+    caller's `except SoftTimeLimitExceeded` would miss it. The end of the chain of causes; the
+    error itself when it has none."""
+    cause: BaseException = error
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    return cause
+
+
 IDLE, PREFILL, DECODE = 0, 1, 2
 
 # Columns of `rep`, the integer state of each replica.

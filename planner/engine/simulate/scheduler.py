@@ -110,19 +110,17 @@ def run(
     room = QUEUE_SAMPLES + 16
     samples = (np.empty(room), np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64))
     stop = 0
+    arrivals = np.ascontiguousarray(arrivals, dtype=np.float64)
     while True:
-        paused, samples = loop.advance(
-            stop,
-            np.ascontiguousarray(arrivals, dtype=np.float64),
-            reqs,
-            state,
-            heaps,
-            params,
-            limits,
-            counters,
-            next_sample,
-            samples,
-        )
+        try:
+            paused, samples = loop.advance(
+                stop, arrivals, reqs, state, heaps, params, limits, counters, next_sample, samples
+            )
+        except SystemError as error:
+            raised = loop.raised_in_a_handler(error)
+            if raised is error:
+                raise
+            raise raised from None
         if not paused:
             break
         report(0.99 * stop / n)
