@@ -80,7 +80,14 @@ def get(server, path: str) -> tuple[int, bytes]:
 
 
 def test_the_container_health_check_passes_for_both_probes(server):
-    assert probe("/healthz", base_url=server["url"], allowed_hosts="*,plan.example.com") == 0
+    # A worker loads the application on its first request, which on a busy machine can outlast
+    # one probe's 5 s; the container's health check retries likewise before it calls a failure.
+    wait_for(
+        lambda: probe("/healthz", base_url=server["url"], allowed_hosts="*,plan.example.com") == 0,
+        timeout=60,
+        every=1,
+        what="/healthz answering 200",
+    )
     assert probe("/readyz", base_url=server["url"], allowed_hosts="plan.example.com") == 0
 
 
