@@ -18,6 +18,8 @@ It writes into --out:
 - train_repeat.json: the 1.5B Llama of h200_train.py, eager, fp32 parameters under bf16
   autocast, fused AdamW, at micro-batch 1 and 2, with five warm-up steps and twelve timed ones
   (the first run had two and six), with each step's CPU time.
+- gemm_runs.json: that model's training GEMMs at 2,048 and 4,096 tokens (micro-batch 1 and 2),
+  twenty back-to-back products per timing, so a short product's launch gap is not counted.
 Every report carries the versions, GPU, clocks, date and command line. `--tiny` runs the same
 code at toy sizes on whatever device is present, to check the logic.
 """
@@ -36,7 +38,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from h200_common import Guard, attempt, environment, free_memory, memory_record, write_report
+from h200_common import (
+    Guard,
+    attempt,
+    environment,
+    free_memory,
+    memory_record,
+    time_region,
+    write_report,
+)
 
 GENERATE_PLAN = (
     (1, 512),
@@ -50,6 +60,11 @@ GENERATE_PLAN = (
 )
 PROFILED = ((1, 512), (64, 512), (64, 2048))
 TRAIN_MICRO_BATCHES = (1, 2)
+# The 1.5B's training GEMMs (tokens x out x in: QKV/O, gate-up, down, logits) at micro-batch
+# 1 and 2 of 2,048 tokens; each timed as a run of back-to-back products, as a step runs them.
+GEMM_TOKENS = (2048, 4096)
+GEMM_OUT_IN = ((2048, 2048), (12288, 2048), (2048, 6144), (32000, 2048))
+GEMM_RUN = 20
 
 
 def _step_clock(torch: Any) -> Any:
@@ -239,12 +254,41 @@ def run_train(torch: Any, *, tiny: bool, guard: Guard, log: Any) -> dict[str, An
     return {"results": results}
 
 
+def run_gemm(torch: Any, *, tiny: bool, guard: Guard, log: Any) -> dict[str, Any]:
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    dtype = torch.bfloat16
+    results: list[dict[str, Any]] = []
+    scale = 32 if tiny else 1
+    for tokens in GEMM_TOKENS:
+        for out_f, in_f in GEMM_OUT_IN:
+            m, n, k = tokens // scale, out_f // scale, in_f // scale
+            case = {"measure": "gemm_run", "m": m, "n": n, "k": k, "products": GEMM_RUN}
+            if not guard.allows(5):
+                results.append({**case, "skipped": "time guard"})
+                continue
+
+            def timed(m: int = m, n: int = n, k: int = k) -> dict[str, Any]:
+                a = torch.randn(m, k, device=dev, dtype=dtype)
+                b = torch.randn(n, k, device=dev, dtype=dtype)
+
+                def products() -> None:
+                    for _ in range(GEMM_RUN):
+                        torch.nn.functional.linear(a, b)
+
+                t = time_region(torch, products, warmup=2, repeats=5)
+                flop = 2.0 * m * n * k * GEMM_RUN
+                return {"tflops": flop / t["median_s"] / 1e12, "seconds": t["median_s"]}
+
+            attempt(results, case, timed, log)
+    return {"results": results}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.environ.get("OUT", "out"))
     parser.add_argument("--budget-s", type=float, default=280.0)
     parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
-    parser.add_argument("--only", default="train_repeat,generate_steps")
+    parser.add_argument("--only", default="gemm_runs,train_repeat,generate_steps")
     parser.add_argument("--new-tokens", type=int, default=40)
     args = parser.parse_args(argv[1:])
     out = Path(args.out)
@@ -269,6 +313,8 @@ def main(argv: list[str]) -> int:
         try:
             if group == "generate_steps":
                 body = run_generate(torch, tiny=args.tiny, guard=guard, log=log, new=new)
+            elif group == "gemm_runs":
+                body = run_gemm(torch, tiny=args.tiny, guard=guard, log=log)
             elif group == "train_repeat":
                 body = run_train(torch, tiny=args.tiny, guard=guard, log=log)
             else:
