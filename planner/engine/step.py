@@ -36,7 +36,7 @@ from planner.engine.shapes import (
     trainable_on_device,
 )
 from planner.engine.specs import BYTES, GB, EstimateRequest
-from planner.engine.stack import stack_of
+from planner.engine.stack import decode_attention_bw_share, decode_weight_bw_share, stack_of
 
 FULL = RECOMPUTE_CODE["full"]
 SELECTIVE = RECOMPUTE_CODE["selective"]
@@ -438,8 +438,9 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     kv_read = kv_cache_bytes(
         m, tokens=mean_context, batch=batch, kv_precision=inf.kv_precision, tp=tp
     )
-    weight_bw = req.accelerator.memory_bw_gb_s * GB * stack.decode_weight_bw_share
-    decode_memory = float(_decode_weight_bytes(req) / tp / weight_bw + kv_read / hw.bw)
+    weight_bw = req.accelerator.memory_bw_gb_s * GB * decode_weight_bw_share(stack, batch=batch)
+    kv_bw = hw.bw * decode_attention_bw_share(stack, batch=batch, kv_heads=m.kv_heads, tp=tp)
+    decode_memory = float(_decode_weight_bytes(req) / tp / weight_bw + kv_read / kv_bw)
     decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
     kernels = stack.kernels
     launches = m.layers * kernels.kernels_per_layer * kernels.launch_s
