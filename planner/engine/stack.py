@@ -107,14 +107,23 @@ class Stack:
     # (VECTOR_DECODE_WEIGHT_BW_SHARE); serving engines' own batch-one kernels are not measured
     # here and keep the tile figure.
     decode_vector_kernels: bool = False
+    # Each decode step copies the whole KV cache to append one token (transformers'
+    # DynamicCache: DynamicLayer.update is `torch.cat([self.keys, key_states], dim=-2)` for
+    # the keys and values of every layer); serving engines and the static cache write the new
+    # token in place. On the H200, generate()'s kernels took 21.3 ms a step at batch 64 and
+    # 2,048 tokens against 11.6 ms for the graph-replayed static step (generate_steps.json,
+    # decode.json): the 17 GB cache read and written once more.
+    decode_cache_copy: bool = False
 
 
 # Hugging Face generate() with the dynamic cache: host time per layer per new token (Python,
-# cache bookkeeping) on top of its eager kernel launches. Set on the calibration rows
-# HD17-HD20 (Llama-3-8B, 52-63 ms per token where the weights stream in about 6 ms; least mean
-# error over 0.6-1.6 ms): 1.0 ms. The held-out rows scatter by 30 % around it (94 ms at batch
-# 1 and 512 tokens, 56 ms at 2,048): generate() is host-bound and its timing noisy.
-HF_GENERATE_HOST_S_PER_LAYER = 1.0e-3
+# cache bookkeeping) beside its eager kernel launches; the step takes the longer of the host's
+# and the device's time (step._decode_step_s). Set on the calibration rows HD17-HD20 (two
+# 16-token calls, 52-63 ms a token) and HG4-HG6 (38 steps each timed, 63-64 ms), Llama-3-8B at
+# 2,048 tokens, least mean error over 0.6-1.8 ms: 1.47 ms. The second run's steps ranged from
+# 22 to 121 ms within one call, the host busy throughout: generate() here is bound by a host
+# whose speed drifts, and the first run's short calls caught that drift (rows HD13-HD22 say so).
+HF_GENERATE_HOST_S_PER_LAYER = 1.47e-3
 # A decode step captured as one CUDA graph over a static cache (calibration rows HD5-HD8,
 # least mean error over 0.40-0.56): the weights stream at 52 % of the H200's 4.8 TB/s;
 # cuBLAS decode-shaped GEMMs alone reached 1.3 TB/s (kernels.json). vLLM's published
@@ -211,6 +220,7 @@ def stack_of(req: EstimateRequest) -> Stack:
         training_kv_cache=framework == "hf" and req.use_cache is not False,
         decode_attention_split_kv=serving_engine,
         decode_vector_kernels=not serving_engine,
+        decode_cache_copy=not graphs,
     )
 
 

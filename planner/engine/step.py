@@ -36,7 +36,13 @@ from planner.engine.shapes import (
     trainable_on_device,
 )
 from planner.engine.specs import BYTES, GB, EstimateRequest
-from planner.engine.stack import decode_attention_bw_share, decode_weight_bw_share, stack_of
+from planner.engine.stack import (
+    SERVING_ENGINES,
+    Stack,
+    decode_attention_bw_share,
+    decode_weight_bw_share,
+    stack_of,
+)
 
 FULL = RECOMPUTE_CODE["full"]
 SELECTIVE = RECOMPUTE_CODE["selective"]
@@ -404,6 +410,21 @@ def _tp_all_reduces_s(req: EstimateRequest, *, tokens: float, tp: int) -> float:
     return float(comms.all_reduce_s(tokens * m.hidden * BYTES["bf16"], tp, bw, lat)) * 2 * m.layers
 
 
+def _decode_step_s(req: EstimateRequest, stack: Stack, device_s: float) -> float:
+    """A decode step from its device time. Every stack leaves gaps between kernels on the
+    device (as a CUDA graph replays them). Without graphs the host also queues each kernel and
+    runs the decode loop's Python: the host works ahead of the device, so the step is the
+    slower of the two (generate() on an H200: 61-67 ms a step, the host busy all of it, at
+    batch 1-64 and 512-8,192 tokens while its kernels took 6.5-21 ms;
+    measurements/h200-2026-12-04/generate_steps.json)."""
+    m, kernels = req.model, stack.kernels
+    launches = m.layers * kernels.kernels_per_layer * kernels.launch_s
+    gaps = launches * CUDA_GRAPH_LAUNCH_SHARE
+    if stack.cuda_graphs:
+        return device_s + gaps
+    return max(device_s + gaps, launches + m.layers * stack.decode_host_s_per_layer)
+
+
 def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     """Prefill is compute-bound (all prompt tokens at once); each decode step streams the
     weights and the KV cache once for the whole batch (Pope et al. 2022, section 3), at the
@@ -426,7 +447,7 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
         (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
     )
     # 4-bit weights are dequantised at every use (compute.weight_only_dequant_s).
-    fused = stack.cuda_graphs
+    fused = stack.framework in SERVING_ENGINES
     prefill_alu, prefill_copy = weight_only_dequant_s(
         req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=hw.bw
     )
@@ -442,18 +463,15 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     kv_bw = hw.bw * decode_attention_bw_share(stack, batch=batch, kv_heads=m.kv_heads, tp=tp)
     decode_memory = float(_decode_weight_bytes(req) / tp / weight_bw + kv_read / kv_bw)
     decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
-    kernels = stack.kernels
-    launches = m.layers * kernels.kernels_per_layer * kernels.launch_s
-    if stack.cuda_graphs:
-        launches *= CUDA_GRAPH_LAUNCH_SHARE
-    host = m.layers * stack.decode_host_s_per_layer
     comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
     comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
     decode_alu, decode_copy = weight_only_dequant_s(
         req, weight_bytes=float(_decode_weight_bytes(req)) / tp, tokens=batch, fused=fused, bw=hw.bw
     )
-    decode = max(decode_memory, decode_compute, decode_alu) + decode_copy
-    decode += launches + host + comm_decode
+    # Re-concatenating a dynamic cache reads the old copy and writes the new one.
+    cache_copy = 2 * kv_read / hw.bw if stack.decode_cache_copy else 0.0
+    device = max(decode_memory, decode_compute, decode_alu) + decode_copy + cache_copy
+    decode = _decode_step_s(req, stack, device) + comm_decode
     return InferenceTime(
         prefill_s=float(prefill + comm_prefill),
         decode_step_s=float(decode),

@@ -137,3 +137,18 @@ def test_one_sequence_streams_weights_through_matrix_vector_kernels_in_pytorch_o
     assert _tpot_ms(two, **hf) > 1.05 * _tpot_ms(one, **hf)
     # A serving engine keeps the tile figure: batch two costs barely more than one.
     assert _tpot_ms(two, framework="vllm") < 1.02 * _tpot_ms(one, framework="vllm")
+
+
+def test_eager_generate_waits_on_its_host_until_the_device_takes_longer():
+    def tpot(batch, prompt, **stack):
+        req = serve(LLAMA3_8B, H100, count=1, batch=batch, prompt=prompt, output=2)
+        return _tpot_ms(req, framework="hf", **stack)
+
+    # Host-bound: the same time per step at batch 1 and 8.
+    assert tpot(1, 512) == tpot(8, 512)
+    # A long cache at a wide batch outlasts the host: the step grows with the context, and
+    # more than the compiled static cache's, which does not copy the cache every step.
+    assert tpot(32, 16384) > tpot(32, 8192) == tpot(8, 512)
+    eager = tpot(64, 16384) - tpot(64, 8192)
+    compiled = tpot(64, 16384, compile=True) - tpot(64, 8192, compile=True)
+    assert eager > 2 * compiled
