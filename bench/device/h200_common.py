@@ -240,3 +240,17 @@ def attempt(results: list[dict[str, Any]], case: dict[str, Any], fn: Any, log: A
     case["wall_s"] = round(time.monotonic() - t0, 2)
     results.append(case)
     log(json.dumps({k: v for k, v in case.items() if k != "timing"}, default=str)[:600])
+
+
+def run_log(out_dir: Path, guard: Guard, name: str) -> Any:
+    """A function that prints a line stamped with the seconds since the run began and appends
+    it to `name` in the output folder."""
+    handle = (out_dir / name).open("a", encoding="utf-8")
+
+    def log(line: str) -> None:
+        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
+        print(stamp, flush=True)
+        handle.write(stamp + "\n")
+        handle.flush()
+
+    return log

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from h200_common import Guard, PowerSampler, environment, write_report
+from h200_common import Guard, PowerSampler, environment, run_log, write_report
 
 
 def main(argv: list[str]) -> int:
@@ -41,13 +41,7 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     guard = Guard(args.budget_s)
-    log_file = (out / "log.txt").open("a", encoding="utf-8")
-
-    def log(line: str) -> None:
-        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
-        print(stamp, flush=True)
-        log_file.write(stamp + "\n")
-        log_file.flush()
+    log = run_log(out, guard, "log.txt")
 
     # Idle power first, before this process creates a CUDA context.
     sampler = PowerSampler()

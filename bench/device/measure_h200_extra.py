@@ -44,6 +44,7 @@ from h200_common import (
     environment,
     free_memory,
     memory_record,
+    run_log,
     time_region,
     write_report,
 )
@@ -185,16 +186,11 @@ def run_generate(torch: Any, *, tiny: bool, guard: Guard, log: Any, new: int) ->
 
 
 def train_case(torch: Any, model: Any, opt: Any, micro_batch: int, seq_len: int) -> dict:
+    import h200_train
+
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     ids = torch.randint(3, model.config.vocab_size, (micro_batch, seq_len), device=dev)
-
-    def step() -> None:
-        with torch.autocast(dev, dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
+    step = h200_train.training_step(torch, model, opt, ids)
     for _ in range(5):
         step()
     walls, cpus = [], []
@@ -294,13 +290,7 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     guard = Guard(args.budget_s)
-    log_file = (out / "log-extra.txt").open("a", encoding="utf-8")
-
-    def log(line: str) -> None:
-        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
-        print(stamp, flush=True)
-        log_file.write(stamp + "\n")
-        log_file.flush()
+    log = run_log(out, guard, "log-extra.txt")
 
     import torch
 
