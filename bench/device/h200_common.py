@@ -254,3 +254,16 @@ def run_log(out_dir: Path, guard: Guard, name: str) -> Any:
         handle.flush()
 
     return log
+
+
+def run_parser(doc: str, *, budget_s: float, only: str) -> Any:
+    """The options every device script takes: where to write, the time budget, toy sizes and
+    which groups to run."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", default=os.environ.get("OUT", "out"))
+    parser.add_argument("--budget-s", type=float, default=budget_s)
+    parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
+    parser.add_argument("--only", default=only)
+    return parser

@@ -26,10 +26,8 @@ code at toy sizes on whatever device is present, to check the logic.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import os
 import statistics
 import sys
 import time
@@ -45,6 +43,7 @@ from h200_common import (
     free_memory,
     memory_record,
     run_log,
+    run_parser,
     time_region,
     write_report,
 )
@@ -280,11 +279,7 @@ def run_gemm(torch: Any, *, tiny: bool, guard: Guard, log: Any) -> dict[str, Any
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.environ.get("OUT", "out"))
-    parser.add_argument("--budget-s", type=float, default=280.0)
-    parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
-    parser.add_argument("--only", default="gemm_runs,train_repeat,generate_steps")
+    parser = run_parser(__doc__ or "", budget_s=280.0, only="gemm_runs,train_repeat,generate_steps")
     parser.add_argument("--new-tokens", type=int, default=40)
     args = parser.parse_args(argv[1:])
     out = Path(args.out)
