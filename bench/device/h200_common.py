@@ -240,3 +240,30 @@ def attempt(results: list[dict[str, Any]], case: dict[str, Any], fn: Any, log: A
     case["wall_s"] = round(time.monotonic() - t0, 2)
     results.append(case)
     log(json.dumps({k: v for k, v in case.items() if k != "timing"}, default=str)[:600])
+
+
+def run_log(out_dir: Path, guard: Guard, name: str) -> Any:
+    """A function that prints a line stamped with the seconds since the run began and appends
+    it to `name` in the output folder."""
+    handle = (out_dir / name).open("a", encoding="utf-8")
+
+    def log(line: str) -> None:
+        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
+        print(stamp, flush=True)
+        handle.write(stamp + "\n")
+        handle.flush()
+
+    return log
+
+
+def run_parser(doc: str, *, budget_s: float, only: str) -> Any:
+    """The options every device script takes: where to write, the time budget, toy sizes and
+    which groups to run."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", default=os.environ.get("OUT", "out"))
+    parser.add_argument("--budget-s", type=float, default=budget_s)
+    parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
+    parser.add_argument("--only", default=only)
+    return parser

@@ -57,12 +57,9 @@ def build(torch: Any, shape: dict[str, int], vocab: int, use_cache: bool) -> Any
     return model.float().train()
 
 
-def step_case(
-    torch: Any, model: Any, opt: Any, *, micro_batch: int, seq_len: int, repeats: int, warmup: int
-) -> dict[str, Any]:
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
-    free_memory(torch)
-    ids = torch.randint(3, model.config.vocab_size, (micro_batch, seq_len), device=dev)
+def training_step(torch: Any, model: Any, opt: Any, ids: Any) -> Any:
+    """One optimizer step of the recipe: bf16 autocast, Hugging Face's loss, fused AdamW."""
+    dev = ids.device.type
 
     def step() -> None:
         with torch.autocast(dev, dtype=torch.bfloat16):
@@ -71,6 +68,16 @@ def step_case(
         opt.step()
         opt.zero_grad(set_to_none=True)
 
+    return step
+
+
+def step_case(
+    torch: Any, model: Any, opt: Any, *, micro_batch: int, seq_len: int, repeats: int, warmup: int
+) -> dict[str, Any]:
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    free_memory(torch)
+    ids = torch.randint(3, model.config.vocab_size, (micro_batch, seq_len), device=dev)
+    step = training_step(torch, model, opt, ids)
     try:
         timing = time_region(torch, step, warmup=warmup, repeats=repeats)
     except torch.cuda.OutOfMemoryError as exc:

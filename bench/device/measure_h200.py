@@ -18,36 +18,24 @@ gives the exact commands and dates.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from h200_common import Guard, PowerSampler, environment, write_report
+from h200_common import Guard, PowerSampler, environment, run_log, run_parser, write_report
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.environ.get("OUT", "out"))
-    parser.add_argument("--budget-s", type=float, default=510.0)
-    parser.add_argument("--tiny", action="store_true", help="toy sizes, to check the logic")
-    parser.add_argument("--only", default="kernels,moe,train,decode")
+    parser = run_parser(__doc__ or "", budget_s=510.0, only="kernels,moe,train,decode")
     parser.add_argument("--idle-s", type=float, default=6.0)
     args = parser.parse_args(argv[1:])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     guard = Guard(args.budget_s)
-    log_file = (out / "log.txt").open("a", encoding="utf-8")
-
-    def log(line: str) -> None:
-        stamp = f"[{time.monotonic() - guard.start:7.1f}s] {line}"
-        print(stamp, flush=True)
-        log_file.write(stamp + "\n")
-        log_file.flush()
+    log = run_log(out, guard, "log.txt")
 
     # Idle power first, before this process creates a CUDA context.
     sampler = PowerSampler()

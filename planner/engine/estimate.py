@@ -13,6 +13,7 @@ from planner.engine.advice import does_not_fit
 from planner.engine.batch import batch_answer, searched_batches
 from planner.engine.compute import dense_peak
 from planner.engine.derating import thermal_and_fault
+from planner.engine.inference import InferenceTime, inference_time
 from planner.engine.memory import Bytes, inference_memory, rounded_gib, usable_memory_gib
 from planner.engine.messages import Message, message, plain
 from planner.engine.parallel import (
@@ -26,7 +27,6 @@ from planner.engine.replica import kv_bound
 from planner.engine.shapes import expert_ranks, model_flops_per_token
 from planner.engine.specs import ETA_KEYS, EstimateRequest, ParallelSpec
 from planner.engine.stack import stack_note
-from planner.engine.step import InferenceTime, inference_time
 from planner.engine.version import MODEL_VERSION
 
 # One section of the estimate contract's JSON answer.

@@ -9,11 +9,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from planner.engine.inference import InferenceTime, inference_time
 from planner.engine.memory import inference_memory, usable_memory_bytes
 from planner.engine.parallel import serving_tp
 from planner.engine.shapes import kv_cache_bytes
 from planner.engine.specs import GIB, EstimateRequest
-from planner.engine.step import InferenceTime, inference_time
 
 BLOCK_TOKENS = 16  # vLLM's default KV block size (PagedAttention, Kwon et al. 2023)
 

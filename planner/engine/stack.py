@@ -99,19 +99,41 @@ class Stack:
     # The training forward builds a KV cache (transformers' default `use_cache=True`), a copy of
     # every layer's keys and values held until the loss is taken.
     training_kv_cache: bool = False
+    # Decode attention splits each sequence's cache across thread blocks (Flash-Decoding,
+    # paged attention v2), so it streams the cache at full bandwidth whatever the batch;
+    # PyTorch's scaled_dot_product_attention runs one block per sequence and KV head.
+    decode_attention_split_kv: bool = True
+    # A batch of one runs PyTorch's matmul as cuBLAS's matrix-vector kernels
+    # (VECTOR_DECODE_WEIGHT_BW_SHARE); serving engines' own batch-one kernels are not measured
+    # here and keep the tile figure.
+    decode_vector_kernels: bool = False
+    # Each decode step copies the whole KV cache to append one token (transformers'
+    # DynamicCache: DynamicLayer.update is `torch.cat([self.keys, key_states], dim=-2)` for
+    # the keys and values of every layer); serving engines and the static cache write the new
+    # token in place. On the H200, generate()'s kernels took 21.3 ms a step at batch 64 and
+    # 2,048 tokens against 11.6 ms for the graph-replayed static step (generate_steps.json,
+    # decode.json): the 17 GB cache read and written once more.
+    decode_cache_copy: bool = False
 
 
 # Hugging Face generate() with the dynamic cache: host time per layer per new token (Python,
-# cache bookkeeping) on top of its eager kernel launches. Set on the calibration rows
-# HD17-HD20 (Llama-3-8B, 52-63 ms per token where the weights stream in about 6 ms; least mean
-# error over 0.6-1.6 ms): 1.0 ms. The held-out rows scatter by 30 % around it (94 ms at batch
-# 1 and 512 tokens, 56 ms at 2,048): generate() is host-bound and its timing noisy.
-HF_GENERATE_HOST_S_PER_LAYER = 1.0e-3
+# cache bookkeeping) beside its eager kernel launches; the step takes the longer of the host's
+# and the device's time (step._decode_step_s). Set on the calibration rows HD17-HD20 (two
+# 16-token calls, 52-63 ms a token) and HG4-HG6 (38 steps each timed, 63-64 ms), Llama-3-8B at
+# 2,048 tokens, least mean error over 0.6-1.8 ms: 1.47 ms. The second run's steps ranged from
+# 22 to 121 ms within one call, the host busy throughout: generate() here is bound by a host
+# whose speed drifts, and the first run's short calls caught that drift (rows HD13-HD22 say so).
+HF_GENERATE_HOST_S_PER_LAYER = 1.47e-3
 # A decode step captured as one CUDA graph over a static cache (calibration rows HD5-HD8,
 # least mean error over 0.40-0.56): the weights stream at 52 % of the H200's 4.8 TB/s;
 # cuBLAS decode-shaped GEMMs alone reached 1.3 TB/s (kernels.json). vLLM's published
 # Llama-3-8B decode on H100 (about 7 ms per token at batch 1) is a similar share of 3.35 TB/s.
 GRAPH_DECODE_WEIGHT_BW_SHARE = 0.52
+# A batch of one multiplies each weight matrix by a single vector: PyTorch's matmul runs
+# cuBLAS's matrix-vector kernels, which stream the weights faster than the tensor-core tiles
+# larger batches get, whose rows are padded to the tile (set on the calibration row HD5
+# jointly with the two figures around it).
+VECTOR_DECODE_WEIGHT_BW_SHARE = 0.58
 # Eager decode launches the same GEMMs one by one: no better.
 EAGER_DECODE_WEIGHT_BW_SHARE = 0.52
 # Prefill reaches tokens / (tokens + this) of the GEMM rate. Eager PyTorch: set on the
@@ -126,12 +148,24 @@ FUSED_PREFILL_HALF_RATE_TOKENS = 250.0
 # max_memory_reserved over max_memory_allocated, 1.05-1.2).
 EAGER_ALLOCATOR_RESERVE = 0.10
 FUSED_ALLOCATOR_RESERVE = 0.05
+# PyTorch's scaled_dot_product_attention at decode (one query row per sequence) runs one
+# thread block per sequence and KV head; each streams its keys and values at a bounded rate,
+# so the cache is read at batch x KV heads / this many blocks of the full bandwidth, up to all
+# of it (Dao et al., "Flash-Decoding for long-context inference", 2023, on why a batch of one
+# leaves most of the GPU idle). Set on the calibration rows HD5-HD8 (static cache, 2,048
+# tokens, batch 1-64) jointly with GRAPH_DECODE_WEIGHT_BW_SHARE and
+# VECTOR_DECODE_WEIGHT_BW_SHARE (least mean error over 0.44-0.74 x 0.44-0.64 x 16-192 blocks;
+# three figures on four rows, so the held-out rows at 512 and 8,192 tokens are the test):
+# 56 blocks, under half a block per streaming multiprocessor of the H200's 132.
+DECODE_ATTENTION_SATURATING_BLOCKS = 56.0
+# Serving engines: decode replayed as CUDA graphs, attention split along the cache.
+SERVING_ENGINES = ("vllm", "sglang", "trt-llm", "llama.cpp")
 # Frameworks whose training loop frees the gradients after each optimizer step.
 FREE_GRADIENTS_FRAMEWORKS = ("hf", "fsdp", "torchtitan")
 
 
 def _kernels(framework: str, compiled: bool) -> Kernels:
-    if framework in ("megatron", "trt-llm", "vllm", "sglang", "llama.cpp"):
+    if framework == "megatron" or framework in SERVING_ENGINES:
         base = FUSED
     elif framework == "torchtitan":
         base = PARTLY_FUSED
@@ -164,16 +198,19 @@ def stack_of(req: EstimateRequest) -> Stack:
     """The stack the request names (planner.engine.specs: framework, compile)."""
     framework, compiled = framework_of(req), req.compile
     kernels = _kernels(framework, compiled)
-    serving_engine = framework in ("vllm", "sglang", "trt-llm", "llama.cpp")
+    serving_engine = framework in SERVING_ENGINES
     eager = kernels.name in ("eager", "partly_fused")
+    # Hugging Face's own recipe for fast generate(): the static cache and torch.compile's
+    # "reduce-overhead" mode, which replays each decode step as CUDA graphs.
+    graphs = serving_engine or (framework == "hf" and compiled)
     return Stack(
         framework=framework,
         compile=compiled,
         kernels=kernels,
-        cuda_graphs=serving_engine,
-        decode_host_s_per_layer=0.0 if serving_engine else HF_GENERATE_HOST_S_PER_LAYER,
+        cuda_graphs=graphs,
+        decode_host_s_per_layer=0.0 if graphs else HF_GENERATE_HOST_S_PER_LAYER,
         decode_weight_bw_share=(
-            GRAPH_DECODE_WEIGHT_BW_SHARE if serving_engine else EAGER_DECODE_WEIGHT_BW_SHARE
+            GRAPH_DECODE_WEIGHT_BW_SHARE if graphs else EAGER_DECODE_WEIGHT_BW_SHARE
         ),
         prefill_half_rate_tokens=(
             EAGER_PREFILL_HALF_RATE_TOKENS if eager else FUSED_PREFILL_HALF_RATE_TOKENS
@@ -181,6 +218,9 @@ def stack_of(req: EstimateRequest) -> Stack:
         allocator_reserve=EAGER_ALLOCATOR_RESERVE if eager else FUSED_ALLOCATOR_RESERVE,
         gradients_between_steps=framework not in FREE_GRADIENTS_FRAMEWORKS,
         training_kv_cache=framework == "hf" and req.use_cache is not False,
+        decode_attention_split_kv=serving_engine,
+        decode_vector_kernels=not serving_engine,
+        decode_cache_copy=not graphs,
     )
 
 
@@ -215,3 +255,18 @@ def stack_note(req: EstimateRequest) -> Message:
         param_dtype=req.param_dtype or req.precision,
         devices=req.count,
     )
+
+
+def decode_attention_bw_share(stack: Stack, *, batch: int, kv_heads: int, tp: int) -> float:
+    """The share of the memory bandwidth a decode step's attention reads the KV cache at."""
+    if stack.decode_attention_split_kv:
+        return 1.0
+    blocks = batch * max(1, kv_heads // tp)
+    return min(1.0, blocks / DECODE_ATTENTION_SATURATING_BLOCKS)
+
+
+def decode_weight_bw_share(stack: Stack, *, batch: int) -> float:
+    """The share of the datasheet bandwidth a decode step streams the weights at."""
+    if batch == 1 and stack.decode_vector_kernels:
+        return max(stack.decode_weight_bw_share, VECTOR_DECODE_WEIGHT_BW_SHARE)
+    return stack.decode_weight_bw_share

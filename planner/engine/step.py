@@ -24,19 +24,17 @@ from planner.engine.compute import (
     hardware,
     layer_forward,
     streaming,
-    weight_only_dequant_s,
 )
-from planner.engine.memory import RECOMPUTE_CODE, inference_weight_bytes
+from planner.engine.memory import RECOMPUTE_CODE
 from planner.engine.shapes import (
     expert_ranks,
-    kv_cache_bytes,
-    model_flops_per_token,
-    param_split,
     stage_layers,
     trainable_on_device,
 )
-from planner.engine.specs import BYTES, GB, EstimateRequest
-from planner.engine.stack import stack_of
+from planner.engine.specs import BYTES, EstimateRequest
+from planner.engine.stack import (
+    stack_of,
+)
 
 FULL = RECOMPUTE_CODE["full"]
 SELECTIVE = RECOMPUTE_CODE["selective"]
@@ -47,9 +45,6 @@ MATERIALIZED_BACKWARD_FACTOR = 2.0
 # The optimizer step streams the shard's master weights, moments and gradients: about 36 bytes
 # per trained parameter read and written.
 OPTIMIZER_STEP_BYTES = 36
-# Serving engines capture decode in CUDA graphs; an engine assumption keeps 30 % of the launch
-# cost.
-CUDA_GRAPH_LAUNCH_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -85,7 +80,7 @@ def scale_up_share(req: EstimateRequest) -> float | None:
     return req.calibration.scale_up_efficiency if req.calibration is not None else None
 
 
-def _link(
+def link(
     req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
 ) -> tuple[Floats, Floats]:
     """Bus bandwidth and latency of a group of ranks (see comms.group_link)."""
@@ -164,11 +159,11 @@ def tensor_and_context_comm_s(
     the forward ones. Nothing of it overlaps in the default Megatron schedule. Context
     parallelism passes K and V around a ring, overlapped with attention compute."""
     m = req.model
-    tp_bw, tp_lat = _link(req, span=tp)
+    tp_bw, tp_lat = link(req, span=tp)
     act_bytes = tokens * m.hidden * BYTES["bf16"]
     rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
     tp_layer = 8 * rs + np.where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
-    cp_bw, cp_lat = _link(req, span=tp * cp, stride=tp)
+    cp_bw, cp_lat = link(req, span=tp * cp, stride=tp)
     kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
     cp_layer = np.maximum(
         3 * comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)
@@ -185,7 +180,7 @@ def expert_comm_s(
     ranks, per layer and micro-batch."""
     m = req.model
     ep = expert_ranks(m, dp, req.fixed_ep)
-    ep_bw, ep_lat = _link(req, span=tp * cp * ep, stride=tp * cp)
+    ep_bw, ep_lat = link(req, span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
 
@@ -212,7 +207,7 @@ def pipeline_p2p_s(
 ) -> Floats:
     """Activations cross each stage boundary forward and backward, vp times per micro-batch
     when interleaved; a boundary is one hop through one device's NIC (or its scale-up link)."""
-    pp_bw, pp_lat = _link(req, span=tp * cp * dp * pp, stride=req.per_node)
+    pp_bw, pp_lat = link(req, span=tp * cp * dp * pp, stride=req.per_node)
     act_bytes = tokens * req.model.hidden * BYTES["bf16"]
     return np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
 
@@ -285,7 +280,7 @@ def exposed_data_parallel_s(
     group = dp * cp
     grad_bytes = trainable * BYTES["fp32"]
     param_bytes = trainable * BYTES["bf16"]
-    bw, lat = _link(req, span=tp * cp * dp, stride=tp)
+    bw, lat = link(req, span=tp * cp * dp, stride=tp)
     once = np.where(
         zero == 0,
         comms.all_reduce_s(grad_bytes, group, bw, lat),
@@ -364,100 +359,4 @@ def training_step(
         recompute_s=layer.recompute.total * stage.layers * scale,
         optimizer_s=optimizer,
         micro_batches=micro_batches,
-    )
-
-
-@dataclass(frozen=True)
-class InferenceTime:
-    prefill_s: float
-    decode_step_s: float
-    prefill_compute_s: float
-    decode_compute_s: float
-    decode_memory_s: float
-    comm_s: float
-
-
-def _forward_flops_per_token(req: EstimateRequest) -> float:
-    """2 x active parameters: a third of model_flops_per_token at a one-token context."""
-    return 2 * (model_flops_per_token(req.model, 1) / 6)
-
-
-def _decode_weight_bytes(req: EstimateRequest) -> float:
-    """Weights one decode step reads for the whole batch (MoE: only the experts its tokens
-    hit, each token picking `active_experts` of `experts` at random)."""
-    m = req.model
-    split = param_split(m)
-    weight_bytes = inference_weight_bytes(req.precision)
-    if m.experts <= 1:
-        return (split.body + split.embedding_total) * weight_bytes
-    touched = m.experts * (1 - (1 - m.active_experts / m.experts) ** req.inference.batch)
-    expert_bytes = split.body * split.expert_share * weight_bytes * touched / m.experts
-    return (
-        split.body * (1 - split.expert_share) + split.embedding_total
-    ) * weight_bytes + expert_bytes
-
-
-def _tp_all_reduces_s(req: EstimateRequest, *, tokens: float, tp: int) -> float:
-    """Tensor parallelism: two all-reduces of the tokens' hidden states per layer."""
-    m = req.model
-    bw, lat = _link(req, span=tp)
-    return float(comms.all_reduce_s(tokens * m.hidden * BYTES["bf16"], tp, bw, lat)) * 2 * m.layers
-
-
-def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
-    """Prefill is compute-bound (all prompt tokens at once); each decode step streams the
-    weights and the KV cache once for the whole batch (Pope et al. 2022, section 3), at the
-    bandwidth and launch cost of the stack that runs it (planner.engine.stack)."""
-    m = req.model
-    inf = req.inference
-    hw = hardware(req)
-    stack = stack_of(req)
-    split = param_split(m)
-    batch, prompt = inf.batch, inf.prompt_len
-    gemm_rate = hw.gemm_peak * hw.gemm_eff
-    # Prefill: 2 x active parameters per token plus causal attention, at the GEMM rate, which
-    # a short prompt reaches only in part.
-    prefill_tokens = batch * prompt
-    flops = _forward_flops_per_token(req) * prefill_tokens
-    flops += 2 * m.layers * batch * prompt * prompt * m.hidden  # causal QK^T and AV
-    fill = prefill_tokens / (prefill_tokens + stack.prefill_half_rate_tokens)
-    prefill_compute = flops / tp / (gemm_rate * fill)
-    weights_local = (
-        (split.body + split.embedding_total) * inference_weight_bytes(req.precision) / tp
-    )
-    # 4-bit weights are dequantised at every use (compute.weight_only_dequant_s).
-    fused = stack.cuda_graphs
-    prefill_alu, prefill_copy = weight_only_dequant_s(
-        req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=hw.bw
-    )
-    prefill = max(prefill_compute, weights_local / hw.bw, prefill_alu) + prefill_copy
-
-    # Decode: every step reads the weights a batch touches, at the share of the datasheet
-    # bandwidth decode-shaped kernels reach, and the KV cache at the mean context length.
-    mean_context = prompt + inf.output_len / 2
-    kv_read = kv_cache_bytes(
-        m, tokens=mean_context, batch=batch, kv_precision=inf.kv_precision, tp=tp
-    )
-    weight_bw = req.accelerator.memory_bw_gb_s * GB * stack.decode_weight_bw_share
-    decode_memory = float(_decode_weight_bytes(req) / tp / weight_bw + kv_read / hw.bw)
-    decode_compute = _forward_flops_per_token(req) * batch / tp / gemm_rate
-    kernels = stack.kernels
-    launches = m.layers * kernels.kernels_per_layer * kernels.launch_s
-    if stack.cuda_graphs:
-        launches *= CUDA_GRAPH_LAUNCH_SHARE
-    host = m.layers * stack.decode_host_s_per_layer
-    comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
-    comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
-    decode_alu, decode_copy = weight_only_dequant_s(
-        req, weight_bytes=float(_decode_weight_bytes(req)) / tp, tokens=batch, fused=fused, bw=hw.bw
-    )
-    decode = max(decode_memory, decode_compute, decode_alu) + decode_copy
-    decode += launches + host + comm_decode
-    return InferenceTime(
-        prefill_s=float(prefill + comm_prefill),
-        decode_step_s=float(decode),
-        prefill_compute_s=float(prefill_compute),
-        decode_compute_s=float(decode_compute),
-        decode_memory_s=float(decode_memory),
-        comm_s=comm_decode,
     )

@@ -79,10 +79,16 @@ def observations(
             error = m.error(figure)
             if error is not None:
                 job = job_of(m.case.request.task)
-                framework = _framework(m.case.request)
                 found.append(
                     Observation(
-                        m.case.id, m.case.source, job, metric, framework, m.case.split, error
+                        m.case.id,
+                        m.case.source,
+                        job,
+                        metric,
+                        m.case.band_framework,
+                        m.case.split,
+                        error,
+                        m.case.reason,
                     )
                 )
     found += [

@@ -127,6 +127,8 @@ def measured_table(measured: list[MeasuredOutcome]) -> str:
                 f"{LABELS.get(metric, metric)[:18]:<18} {_fmt(measured_value):>10} "
                 f"{_fmt(predicted):>10} {(f'{100 * err:+.1f}%' if err is not None else ''):>8}"
             )
+        if c.reason:
+            lines.append(f"      reason: {c.reason}")
     return "\n".join(lines)
 
 

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from planner.engine import MODEL_VERSION
+from planner.engine.inference import inference_time
 from planner.engine.replica import StepModel, kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.shapes import kv_cache_bytes
 from planner.engine.simulate.arrivals import draw_requests
 from planner.engine.simulate.serving import replicas_for_slo, simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
 from planner.engine.specs import GIB
-from planner.engine.step import inference_time
 from tests.engine.conftest import LLAMA3_8B, serve
 
 # A replica shaped like Llama 3 8B on one H100: a decode step reads 16 GB of weights at about

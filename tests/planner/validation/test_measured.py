@@ -21,7 +21,7 @@ CASES = {c.id: c for c in load_measured_cases()}
 
 
 def test_every_declared_row_loads_with_its_stack_and_split():
-    assert len(CASES) == 47
+    assert len(CASES) == 57
     assert {c.kind for c in CASES.values()} == {"train", "decode", "prefill"}
     for case in CASES.values():
         assert case.source == "h200-measured"
@@ -49,7 +49,7 @@ def test_a_run_that_ran_out_of_memory_gives_only_a_fits_verdict():
 def test_every_report_records_its_command_date_and_versions():
     for path in MEASUREMENTS.glob("*/*.json"):
         env = json.loads(path.read_text(encoding="utf-8"))["environment"]
-        assert "measure_h200.py" in env["command"], path
+        assert "measure_h200" in env["command"], path
         assert env["date_utc"].startswith("2026-"), path
         assert env["gpu"]["name"] == "NVIDIA H200", path
         assert env["torch"] and env["transformers"] and env["nvidia_smi"]["driver_version"]
@@ -156,3 +156,19 @@ def test_run_one_kept_the_training_kv_cache_and_run_two_did_not():
     with_cache = run_measured_case(CASES["HT7"]).predicted["peak_reserved_gib"]
     without = run_measured_case(CASES["HT16"]).predicted["peak_reserved_gib"]
     assert with_cache > without
+
+
+def test_graph_replayed_rows_are_answered_as_compiled_generate_and_banded_with_serving():
+    graph, eager = CASES["HD9"], CASES["HD21"]
+    assert graph.request.framework == "hf" and graph.request.compile
+    assert eager.request.framework == "hf" and not eager.request.compile
+    assert graph.band_framework == "vllm" and eager.band_framework == "hf"
+
+
+def test_every_row_off_by_more_than_a_quarter_says_why():
+    for case in CASES.values():
+        outcome = run_measured_case(case)
+        errors = [outcome.error(m) for m in ("tokens_per_s", "peak_reserved_gib", "tpot_s")]
+        if any(e is not None and abs(e) > 0.25 for e in errors):
+            assert case.reason, case.id
+    assert "bound by the host" in CASES["HD13"].reason and not CASES["HD5"].reason
