@@ -270,16 +270,25 @@ def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacit
 
 
 def test_a_serving_build_serves_in_proportion_to_its_replicas():
-    # Same card, same layout per replica: eight of them serve eight times one.
+    # Same card, same layout per replica: four replicas serve four times one.
     ranking = recommend(
         question(serve(LLAMA3_8B, output=128), target_rps=20, ttft_ms=500, tpot_ms=50)
     )
+    per_replica: dict[int, set[float]] = {}
+    for c in every_build(ranking):
+        if c.accelerator == "h100" and c.estimate:
+            serving = c.estimate["serving"]
+            per_replica.setdefault(serving["tp"], set()).add(
+                round(serving["capacity_rps"] / serving["replicas"], 2)
+            )
+    assert per_replica and max(len(rates) for rates in per_replica.values()) == 1
     by_count = {
         c.count: c.estimate["serving"]
         for c in every_build(ranking)
-        if c.accelerator == "h100" and c.estimate and c.estimate["serving"]["tp"] == 1
+        if c.accelerator == "h100" and c.estimate
     }
-    assert by_count[8]["capacity_rps"] == pytest.approx(8 * by_count[1]["capacity_rps"], rel=1e-3)
+    assert by_count[8]["tp"] == by_count[2]["tp"]
+    assert by_count[8]["capacity_rps"] == pytest.approx(4 * by_count[2]["capacity_rps"], rel=1e-3)
 
 
 def test_a_site_whose_racks_take_no_liquid_cooled_server_rejects_it():
