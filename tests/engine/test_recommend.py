@@ -19,6 +19,8 @@ from planner.engine.recommend import (
     sharded_state_gib,
 )
 from planner.engine.recommend.builds import build_fabric
+from planner.engine.recommend.capacity import serving_plan
+from planner.engine.recommend.ranking import why_first
 from planner.engine.specs import GIB, FabricSpec
 from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
 
@@ -330,3 +332,22 @@ def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():
     by_cost = rerank(ranking, Said("finetune", 4, "USD"), cooling_only, "cost")
     amounts = [c.cost["amount"] for c in by_cost.candidates if c.cost["amount"] is not None]
     assert amounts == sorted(amounts)
+
+
+def test_the_only_build_that_meets_every_requirement_says_so(finetune_ranking):
+    # One viable build is not "first of the 1 builds": it has a sentence of its own.
+    only = finetune_ranking.candidates[:1]
+    said = why_first(only, Said.of(question(LORA_8B)), finetune_ranking.objective)
+    assert said is not None and said.code == "first.only"
+    assert said.params["count"] == only[0].count
+    two = why_first(finetune_ranking.candidates[:2], Said.of(question(LORA_8B)), "cost")
+    assert two is not None and two.code != "first.only" and two.params["viable"] == 2
+
+
+def test_one_replica_is_said_in_the_singular():
+    plan = serving_plan(serve(LLAMA3_8B, output=128), ttft_ms=500, tpot_ms=50)
+    assert plan is not None and plan.replicas == 1
+    assert plan.as_dict()["why"]["code"] == "serving.capacity.one"
+    four = serving_plan(serve(LLAMA3_8B, output=128, count=4), ttft_ms=500, tpot_ms=50)
+    assert four is not None and four.replicas > 1
+    assert four.as_dict()["why"]["code"] == "serving.capacity"

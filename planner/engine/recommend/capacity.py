@@ -77,20 +77,20 @@ class ServingPlan:
     target_tpot_ms: float | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            **dataclasses.asdict(self),
-            "why": plain(
-                message(
-                    "serving.capacity",
-                    rps=self.capacity_rps,
-                    replicas=self.replicas,
-                    tp=self.tp,
-                    batch=self.batch_per_replica,
-                    max_batch=self.max_batch_per_replica,
-                    binding=message(f"serving.binding.{self.binding}"),
-                )
-            ),
+        said = {
+            "rps": self.capacity_rps,
+            "replicas": self.replicas,
+            "tp": self.tp,
+            "batch": self.batch_per_replica,
+            "max_batch": self.max_batch_per_replica,
+            "binding": message(f"serving.binding.{self.binding}"),
         }
+        why = (
+            message("serving.capacity.one", **said)
+            if self.replicas == 1
+            else message("serving.capacity", **said)
+        )
+        return {**dataclasses.asdict(self), "why": plain(why)}
 
 
 def _poisson_quantile(mean: float, q: float = PERCENTILE) -> int:

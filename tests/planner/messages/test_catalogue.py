@@ -70,3 +70,12 @@ def test_numbers_keep_their_rounding_and_grouping():
         assert render(warning) == "over the capex budget (1,234,568 > 1,000,000)"
     with translation.override("zh-hans"):
         assert render(warning) == "超出采购预算（1,234,568 > 1,000,000）"  # noqa: RUF001
+
+
+def test_a_failure_that_stops_one_build_says_one_build():
+    from planner.messages.answers import why_none
+
+    one = {"failures": [message("failure.memory.short")]}
+    with translation.override("en"):
+        assert "(1 build)" in why_none([one], 1)
+        assert "(2 builds)" in why_none([one, one], 2)
