@@ -127,7 +127,7 @@ def display_names(*, slugs: Sequence[str]) -> dict[str, str]:
     MI300X"), by slug; a slug it does not know is left out."""
     wanted = set(slugs)
     return {
-        item.slug: f"{item.vendor} {item.name}"
+        item.slug: item.name if item.name.startswith(item.vendor) else f"{item.vendor} {item.name}"
         for model in (Accelerator, ServerPlatform)
         for item in model.objects.filter(slug__in=wanted).only("slug", "vendor", "name")
     }
