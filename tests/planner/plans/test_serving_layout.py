@@ -12,21 +12,17 @@ from planner.engine.simulate.serving import simulate_serving
 from planner.estimates.services import estimate_request
 from planner.plans.builds import estimate_question, simulation_base
 from planner.plans.services import plan_create
+from tests.planner.plans.test_serving_pages import SERVE
 
 pytestmark = pytest.mark.django_db
 
+# The serving pages' short chats (8B, 128 + 32 tokens, 20 requests/s, TTFT 500 ms, TPOT
+# 50 ms) on two L40S.
 L40S_CHATS = {
+    **SERVE,
     "name": "Short chats on L40S",
-    "workload": {
-        "task": "inference",
-        "model": "meta-llama-3-8b",
-        "inference": {"prompt_len": 128, "output_len": 32},
-    },
     "accelerators": ["nvidia-l40s"],
     "count": {"min": 2, "max": 2},
-    "target_rps": 20,
-    "ttft_ms": 500,
-    "tpot_ms": 50,
 }
 
 
