@@ -9,7 +9,7 @@ from django.db.models import Count, Max, Model
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import MATURITY_RANK
-from catalog.models import Accelerator, CatalogLoad
+from catalog.models import Accelerator, CatalogLoad, ServerPlatform
 
 MAX_COMPARE = 4
 
@@ -120,3 +120,14 @@ def catalog_version(model: type[Model]) -> str:
     which its rendered lists are cached, so a load or an admin edit shows at once."""
     seen = model.objects.aggregate(rows=Count("pk"), last=Max("updated_at"))
     return f"{seen['rows']}:{seen['last'].isoformat() if seen['last'] else ''}"
+
+
+def display_names(*, slugs: Sequence[str]) -> dict[str, str]:
+    """What the catalog calls each accelerator and server among `slugs` ("AMD Instinct
+    MI300X"), by slug; a slug it does not know is left out."""
+    wanted = set(slugs)
+    return {
+        item.slug: item.name if item.name.startswith(item.vendor) else f"{item.vendor} {item.name}"
+        for model in (Accelerator, ServerPlatform)
+        for item in model.objects.filter(slug__in=wanted).only("slug", "vendor", "name")
+    }

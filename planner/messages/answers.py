@@ -110,7 +110,10 @@ def why_none(rejected: list[dict[str, Any]], evaluated: int) -> str:
     if not evaluated:
         return fill(TEMPLATES["why_none.nothing"], {})
     reasons = [
-        fill(TEMPLATES["why_none.reason"], {"reason": reason, "builds": n})
+        fill(
+            TEMPLATES["why_none.reason.one" if n == 1 else "why_none.reason"],
+            {"reason": reason, "builds": n},
+        )
         for reason, n in failure_counts(rejected)
     ]
     return fill(TEMPLATES["why_none.every_build"], {"reasons": reasons})

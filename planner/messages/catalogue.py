@@ -228,6 +228,11 @@ TEMPLATES: dict[str, str] = {
         "tensor parallelism {tp}, each running up to {batch:,} requests at once (the KV cache "
         "holds {max_batch:,}); {binding} stops a higher rate"
     ),
+    "serving.capacity.one": _(
+        "serves {rps:,.1f} requests/s within the latency bounds: 1 replica at tensor "
+        "parallelism {tp}, running up to {batch:,} requests at once (the KV cache holds "
+        "{max_batch:,}); {binding} stops a higher rate"
+    ),
     "serving.binding.tpot": _("the time per output token"),
     "serving.binding.ttft": _("the time to first token"),
     "serving.binding.batch": _("the batch the KV cache holds"),
@@ -242,6 +247,9 @@ TEMPLATES: dict[str, str] = {
     "item.rack": _("racks"),
     "item.rent": _("rent"),
     # Why a plan's first build is first.
+    "first.only": _(
+        "{count:,} x {accelerator} in {server} is the only build that meets every requirement"
+    ),
     "first.cost_tco": _(
         "{count:,} x {accelerator} in {server} comes first: of the {viable:,} builds that meet every "
         "requirement ({priced:,} with a price), it costs least, {amount:,.0f} {currency} to own "
@@ -391,7 +399,8 @@ TEMPLATES: dict[str, str] = {
         "No accelerator in the catalog matches the filters, or no server takes them."
     ),
     "why_none.every_build": _("Every build breaks a hard constraint: {reasons:semicolon}."),
-    "why_none.reason": _("{reason} ({builds} builds)"),
+    "why_none.reason": _("{reason} ({builds:,} builds)"),
+    "why_none.reason.one": _("{reason} (1 build)"),
     # How lists inside sentences are joined.
     "join.comma": _(", "),
     "join.semicolon": _("; "),

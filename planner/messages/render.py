@@ -9,15 +9,23 @@ them."""
 from __future__ import annotations
 
 import string
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from django.utils import formats
 from django.utils.translation import gettext
 
+from catalog.selectors import display_names
 from planner.engine import RequestError
 from planner.engine.messages import Message
 from planner.messages.catalogue import TEMPLATES
+
+# Parameters that hold a catalog slug: the engine names cards and servers by slug, a reader
+# by what the catalog calls them.
+NAMED = frozenset({"accelerator", "server", "card"})
+NAMES_TTL_S = 60.0
+_NAMES: dict[str, tuple[float, str]] = {}
 
 # How a list placeholder is joined, by its format spec ("" for a plain {name}).
 JOINS = {"": "join.comma", "or": "join.or", "semicolon": "join.semicolon"}
@@ -62,11 +70,26 @@ def _parts(value: Any) -> tuple[str, Mapping[str, Any]]:
     return value["code"], value["params"]
 
 
-def _param(value: Any) -> Any:
+def catalog_name(slug: str) -> str:
+    """What the catalog calls the card or server `slug`, remembered for NAMES_TTL_S seconds
+    (a catalog edit shows within that); a slug it does not know is said as it is."""
+    now = time.monotonic()
+    known = _NAMES.get(slug)
+    if known is None or now - known[0] > NAMES_TTL_S:
+        name = display_names(slugs=[slug]).get(slug)
+        if name is None:
+            return slug
+        known = _NAMES[slug] = (now, name)
+    return known[1]
+
+
+def _param(key: str, value: Any) -> Any:
     if is_message(value):
         return render(value)
     if isinstance(value, list):
-        return [_param(v) for v in value]
+        return [_param(key, v) for v in value]
+    if key in NAMED and isinstance(value, str):
+        return catalog_name(value)
     return value
 
 
@@ -76,7 +99,7 @@ def render(value: Any) -> str:
     if not is_message(value):
         return str(value)
     code, params = _parts(value)
-    return fill(TEMPLATES[code], {k: _param(v) for k, v in params.items()})
+    return fill(TEMPLATES[code], {k: _param(k, v) for k, v in params.items()})
 
 
 def as_json(value: Any) -> dict[str, Any] | None:

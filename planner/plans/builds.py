@@ -39,10 +39,14 @@ def estimate_question(plan: Plan, candidate: dict[str, Any]) -> dict[str, Any]:
         },
     }
     if workload.get("task") == "inference":
-        # The batch per replica the plan searched up to the KV-cache bound.
+        # The layout the plan's capacity search chose (tensor parallelism and the batch per
+        # replica up to the KV-cache bound), not the smallest group the weights fit in.
+        serving = candidate["estimate"].get("serving") or {}
+        if serving.get("tp"):
+            question["parallelism"] = {"tp": serving["tp"]}
         question["inference"] = {
             **(workload.get("inference") or {}),
-            "batch": layout["micro_batch"],
+            "batch": serving.get("batch_per_replica") or layout["micro_batch"],
         }
         return question
     question["micro_batch"] = layout["micro_batch"]

@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from catalog.currency import SYMBOLS, amount_text, convert
-from catalog.models import Accelerator, ModelArchitecture, ServerPlatform
+from catalog.models import ModelArchitecture
+from catalog.selectors import display_names
 from planner.engine.scoring import DIMENSIONS
 from planner.engine.specs import InferenceSpec
 from planner.engine.stack import default_framework
@@ -66,14 +67,10 @@ def build_names(plan: Plan) -> dict[str, dict[str, str]]:
     every = [*ranking.get("candidates", []), *ranking.get("rejected", [])]
     accelerators = {c["accelerator"] for c in every}
     servers = {c["server"] for c in every}
+    names = display_names(slugs=[*accelerators, *servers])
     return {
-        "accelerator": {
-            a.slug: f"{a.vendor} {a.name}"
-            for a in Accelerator.objects.filter(slug__in=accelerators)
-        },
-        "server": {
-            s.slug: f"{s.vendor} {s.name}" for s in ServerPlatform.objects.filter(slug__in=servers)
-        },
+        "accelerator": {slug: names[slug] for slug in accelerators if slug in names},
+        "server": {slug: names[slug] for slug in servers if slug in names},
     }
 
 

@@ -75,7 +75,7 @@ def compare_lines(rows: list[dict[str, Any]]) -> list[tuple[Any, list[Any], str 
 
 def export_cells(estimate: dict[str, Any]) -> list[Any]:
     """The CSV's serving columns (`EXPORT_COLUMNS`), blank where the build has no layout; the
-    latencies only as the engine gave them at the question's rate."""
+    latencies only as the engine gave them, at the question's rate and at capacity."""
     serving = estimate.get("serving")
     if not serving:
         return [""] * len(EXPORT_COLUMNS)
@@ -84,8 +84,11 @@ def export_cells(estimate: dict[str, Any]) -> list[Any]:
         "replicas",
         "batch_per_replica",
         "max_batch_per_replica",
+        "target_rps",
         "target_ttft_ms",
         "target_tpot_ms",
+        "ttft_ms",
+        "tpot_ms",
         "binding",
         "why",
     )
@@ -97,8 +100,11 @@ EXPORT_COLUMNS = (
     "replicas",
     "batch_per_replica",
     "max_batch_per_replica",
+    "target_rps",
     "ttft_p99_at_target_ms",
     "tpot_p99_at_target_ms",
+    "ttft_p99_at_capacity_ms",
+    "tpot_p99_at_capacity_ms",
     "serving_limit",
     "serving_why",
 )

@@ -19,6 +19,8 @@ from planner.engine.recommend import (
     sharded_state_gib,
 )
 from planner.engine.recommend.builds import build_fabric
+from planner.engine.recommend.capacity import serving_plan
+from planner.engine.recommend.ranking import why_first
 from planner.engine.specs import GIB, FabricSpec
 from tests.engine.conftest import A100, H100, LLAMA3_8B, LLAMA3_70B, RTX3090, serve, train
 
@@ -261,7 +263,8 @@ def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacit
         assert c.estimate["capacity_rps"] == capacity
         assert serving["tp"] * serving["replicas"] <= c.count
         assert 1 <= serving["batch_per_replica"] <= serving["max_batch_per_replica"]
-        assert serving["why"]["code"] == "serving.capacity"
+        one = serving["replicas"] == 1
+        assert serving["why"]["code"] == ("serving.capacity.one" if one else "serving.capacity")
         short_of_20 = [f for f in c.failures if f.code == "failure.rate"]
         assert bool(short_of_20) == (capacity < 20)
         assert all(f.params["target"] == 20 for f in short_of_20)
@@ -270,16 +273,25 @@ def test_serving_builds_short_of_the_target_rate_are_rejected_with_their_capacit
 
 
 def test_a_serving_build_serves_in_proportion_to_its_replicas():
-    # Same card, same layout per replica: eight of them serve eight times one.
+    # Same card, same layout per replica: four replicas serve four times one.
     ranking = recommend(
         question(serve(LLAMA3_8B, output=128), target_rps=20, ttft_ms=500, tpot_ms=50)
     )
+    per_replica: dict[int, set[float]] = {}
+    for c in every_build(ranking):
+        if c.accelerator == "h100" and c.estimate:
+            serving = c.estimate["serving"]
+            per_replica.setdefault(serving["tp"], set()).add(
+                round(serving["capacity_rps"] / serving["replicas"], 2)
+            )
+    assert per_replica and max(len(rates) for rates in per_replica.values()) == 1
     by_count = {
         c.count: c.estimate["serving"]
         for c in every_build(ranking)
-        if c.accelerator == "h100" and c.estimate and c.estimate["serving"]["tp"] == 1
+        if c.accelerator == "h100" and c.estimate
     }
-    assert by_count[8]["capacity_rps"] == pytest.approx(8 * by_count[1]["capacity_rps"], rel=1e-3)
+    assert by_count[8]["tp"] == by_count[2]["tp"]
+    assert by_count[8]["capacity_rps"] == pytest.approx(4 * by_count[2]["capacity_rps"], rel=1e-3)
 
 
 def test_a_site_whose_racks_take_no_liquid_cooled_server_rejects_it():
@@ -321,3 +333,22 @@ def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():
     by_cost = rerank(ranking, Said("finetune", 4, "USD"), cooling_only, "cost")
     amounts = [c.cost["amount"] for c in by_cost.candidates if c.cost["amount"] is not None]
     assert amounts == sorted(amounts)
+
+
+def test_the_only_build_that_meets_every_requirement_says_so(finetune_ranking):
+    # One viable build is not "first of the 1 builds": it has a sentence of its own.
+    only = finetune_ranking.candidates[:1]
+    said = why_first(only, Said.of(question(LORA_8B)), finetune_ranking.objective)
+    assert said is not None and said.code == "first.only"
+    assert said.params["count"] == only[0].count
+    two = why_first(finetune_ranking.candidates[:2], Said.of(question(LORA_8B)), "cost")
+    assert two is not None and two.code != "first.only" and two.params["viable"] == 2
+
+
+def test_one_replica_is_said_in_the_singular():
+    plan = serving_plan(serve(LLAMA3_8B, output=128), ttft_ms=500, tpot_ms=50)
+    assert plan is not None and plan.replicas == 1
+    assert plan.as_dict()["why"]["code"] == "serving.capacity.one"
+    four = serving_plan(serve(LLAMA3_8B, output=128, count=4), ttft_ms=500, tpot_ms=50)
+    assert four is not None and four.replicas > 1
+    assert four.as_dict()["why"]["code"] == "serving.capacity"

@@ -3,8 +3,11 @@ same build (tensor parallelism, batch limit, replicas) serves within 15 % of the
 simulation finds meets the SLO for 99 % of requests."""
 
 import dataclasses
+from types import MappingProxyType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner.engine.recommend.capacity import Lengths, replica_load, replica_rate, serving_plan
 from planner.engine.replica import (
@@ -15,7 +18,7 @@ from planner.engine.replica import (
 from planner.engine.shapes import kv_cache_bytes
 from planner.engine.simulate.serving import replicas_for_slo, simulate_serving
 from planner.engine.simulate.serving_spec import LengthDist, ServingSpec, Slo
-from planner.engine.specs import GIB
+from planner.engine.specs import GIB, AcceleratorSpec
 from tests.engine.conftest import A100, LLAMA3_8B, LLAMA3_70B, serve
 
 TTFT_MS, TPOT_MS = 500, 50
@@ -180,3 +183,70 @@ def test_a_rate_past_capacity_has_no_latencies_at_the_target():
     assert plan is not None and plan.capacity_rps < 500
     assert plan.target_rps == 500
     assert plan.target_ttft_ms is None and plan.target_tpot_ms is None
+
+
+L40S = AcceleratorSpec(
+    memory_gib=48,
+    memory_bw_gb_s=864,
+    tflops=MappingProxyType(
+        {"fp32": 91.6, "bf16": 362.05, "fp16": 362.05, "fp8": 733, "int8": 733}
+    ),
+    tdp_w=350,
+    scale_up_gb_s=None,
+    pcie_gb_s=31.5,
+    name="l40s",
+)  # NVIDIA L40S datasheet, dense figures; no NVLink
+MONOTONE_BUILDS = [
+    (serve(LLAMA3_8B, accelerator=L40S, prompt=128, output=32, count=2), 2, Lengths(128, 32)),
+    (serve(LLAMA3_8B, accelerator=L40S, prompt=128, output=32), 1, Lengths(128, 32)),
+    (serve(LLAMA3_8B, prompt=128, output=64), 1, Lengths(128, 64)),
+    (serve(LLAMA3_8B, accelerator=A100, prompt=1024, output=256), 1, Lengths(1024, 256)),
+]
+
+
+@given(
+    build=st.sampled_from(range(len(MONOTONE_BUILDS))),
+    low=st.floats(0.01, 0.99),
+    high=st.floats(0.01, 0.99),
+)
+@settings(max_examples=200, deadline=None)
+def test_latencies_never_fall_as_the_rate_rises(build, low, high):
+    request, tp, lengths = MONOTONE_BUILDS[build]
+    step = step_model_from_engine(request, tp=tp)
+    most = max_batch_per_replica(request, tp=tp)
+    edge = replica_rate(step, lengths, batch=most, ttft_ms=None, tpot_ms=None)
+    slower, faster = sorted((low, high))
+    a = replica_load(step, lengths, rate=slower * edge, batch=most)
+    b = replica_load(step, lengths, rate=faster * edge, batch=most)
+    assert a.stable and b.stable
+    assert a.ttft_s <= b.ttft_s * (1 + 1e-9)
+    assert a.tpot_s <= b.tpot_s * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("load", [0.5, 0.9])
+def test_l40s_latencies_at_the_target_agree_with_the_simulation_near_capacity(load):
+    # Two L40S at TP 2, short chats: the p99s at half and nine tenths of capacity.
+    request = MONOTONE_BUILDS[0][0]
+    edge = serving_plan(request, ttft_ms=TTFT_MS, tpot_ms=TPOT_MS)
+    assert edge is not None and edge.tp == 2
+    target_rps = round(load * edge.capacity_rps, 1)
+    plan = serving_plan(request, ttft_ms=TTFT_MS, tpot_ms=TPOT_MS, target_rps=target_rps)
+    assert plan is not None and plan.target_ttft_ms is not None
+    spec = simulation_spec(
+        request, tp=plan.tp, replicas=plan.replicas, batch=plan.batch_per_replica, rate=target_rps
+    )
+    simulated = simulate_serving(spec)
+    assert plan.target_ttft_ms == pytest.approx(simulated.ttft_ms["p99"], rel=LATENCY_AGREEMENT)
+    assert plan.target_tpot_ms == pytest.approx(simulated.tpot_ms["p99"], rel=LATENCY_AGREEMENT)
+
+
+def test_l40s_short_chats_capacity_agrees_with_the_simulation():
+    request = MONOTONE_BUILDS[0][0]
+    plan = serving_plan(request, ttft_ms=TTFT_MS, tpot_ms=TPOT_MS)
+    assert plan is not None
+    spec = simulation_spec(
+        request, tp=plan.tp, replicas=plan.replicas, batch=plan.batch_per_replica, rate=1.0
+    )
+    assert plan.capacity_rps == pytest.approx(
+        simulated_rate(spec, plan.capacity_rps), rel=AGREEMENT
+    )

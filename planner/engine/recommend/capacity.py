@@ -12,9 +12,11 @@ One replica at a load of `rate` requests/s, prompts of P tokens, answers of O:
   S = a / (1 - rho_p - b rate (O - 1)), the decode rate going to infinity at saturation;
 - a request holds a slot of the batch for its TTFT plus (O - 1) S; with B slots it waits for
   one as in an M/M/B queue (Erlang C), the tail read at the SLO's percentile;
-- its TTFT is the rest of the step under way, the prefill of every request arrived meanwhile
-  (a Poisson count at the percentile), and the wait for a slot; its TPOT varies with the
-  arrivals during its own decode (more prefills to wait through, a wider batch).
+- its TTFT is the step under way (a decode step, or a prefill of the arrivals a step gathers,
+  their count at the percentile; chained prefills near saturation), its own prefill shared
+  with the arrivals meanwhile, and the wait for a slot; its TPOT varies with the arrivals
+  during its own decode (more prefills to wait through, a wider batch). Every term grows
+  with the rate, so the latencies never fall as the rate rises.
 The SLO is met at the 99th percentile (the simulation's attainment of 0.99)."""
 
 from __future__ import annotations
@@ -75,20 +77,20 @@ class ServingPlan:
     target_tpot_ms: float | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            **dataclasses.asdict(self),
-            "why": plain(
-                message(
-                    "serving.capacity",
-                    rps=self.capacity_rps,
-                    replicas=self.replicas,
-                    tp=self.tp,
-                    batch=self.batch_per_replica,
-                    max_batch=self.max_batch_per_replica,
-                    binding=message(f"serving.binding.{self.binding}"),
-                )
-            ),
+        said = {
+            "rps": self.capacity_rps,
+            "replicas": self.replicas,
+            "tp": self.tp,
+            "batch": self.batch_per_replica,
+            "max_batch": self.max_batch_per_replica,
+            "binding": message(f"serving.binding.{self.binding}"),
         }
+        why = (
+            message("serving.capacity.one", **said)
+            if self.replicas == 1
+            else message("serving.capacity", **said)
+        )
+        return {**dataclasses.asdict(self), "why": plain(why)}
 
 
 def _poisson_quantile(mean: float, q: float = PERCENTILE) -> int:
@@ -117,24 +119,26 @@ def _erlang_c(servers: int, load: float) -> float:
     return blocked / (1 - (load / servers) * (1 - blocked))
 
 
-def _prefill_wait_s(rate: float, service_s: float, q: float) -> float:
-    """The wait exceeded by a share 1 - q of requests in an M/D/1 queue: P(W > t) is close to
-    rho exp(-theta t), theta the positive root of rate (exp(theta s) - 1) = theta."""
-    rho = rate * service_s
-    if rho <= 1 - q or service_s <= 0:
-        return 0.0
-    lo, hi = 0.0, 1.0 / service_s
-    while rate * math.expm1(hi * service_s) < hi:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if rate * math.expm1(mid * service_s) < mid else (lo, mid)
-    return math.log(rho / (1 - q)) / hi
+def _first_token_s(step: StepModel, prompt: int, *, rate: float, decode_step: float) -> float:
+    """p99 TTFT without a wait for a slot. An arrival waits out the step under way, then is
+    prefilled in one step with everyone who arrived meanwhile. Steps gather arrivals: a prefill
+    after a decode step takes those of the decode step, and near saturation prefills follow
+    one another, each taking the arrivals of the last, their mean length the fixed point
+    x = prefill(rate x prompt), fixed / (1 - rho) for rho the prompt tokens' share of the
+    prefill rate. The step waited on is the longer of a decode step and a prefill of the
+    arrivals of either at the percentile; its own prefill takes the mean arrivals of that wait
+    along. Every term grows with the rate, so the p99 never falls as the rate rises."""
+    rho = rate * prompt * step.prefill_per_token_s
+    chained = step.prefill_fixed_s / (1 - rho) if rho < 1 else math.inf
+    gathered = _poisson_quantile(rate * max(decode_step, chained))
+    waited = max(decode_step, step.prefill_s(gathered * prompt) if gathered else 0.0)
+    return waited + step.prefill_s((1 + rate * waited) * prompt)
 
 
 def _prefill_per_request_s(step: StepModel, prompt: int, waiting: float) -> float:
-    """A prefill step takes everyone waiting at once: its time shared among them."""
-    together = max(1.0, waiting)
+    """A prefill step takes everyone waiting at once: its time shared among them, a step
+    holding on average the Poisson count of arrivals given it holds one at least."""
+    together = waiting / -math.expm1(-waiting) if waiting > 1e-9 else 1.0
     return step.prefill_s(together * prompt) / together
 
 
@@ -154,13 +158,7 @@ def replica_load(step: StepModel, lengths: Lengths, *, rate: float, batch: int) 
             return ReplicaLoad(stable=False, limit="saturation")
         wall = a / free
     running = rate * decodes * wall
-    decode_step = a + b * running
-    # TTFT without a wait for a slot: the step under way, the prefill work queued ahead (an
-    # M/D/1 queue of prefills, its tail read off the Cramer-Lundberg root), the prefills of
-    # those arriving meanwhile (they join its batch: rho_p of the wait again), then its own.
-    rho_p = rate * per_request
-    first = decode_step + _prefill_wait_s(rate, per_request, PERCENTILE) * (1 + rho_p)
-    first += per_request
+    first = _first_token_s(step, prompt, rate=rate, decode_step=a + b * running)
     held = first + decodes * wall  # seconds a request holds its slot
     slots = rate * held
     if slots >= batch:

@@ -93,6 +93,8 @@ def why_first(candidates: list[Candidate], plan: Said, objective: str) -> Messag
         "count": first.count,
         "viable": len(candidates),
     }
+    if len(candidates) == 1:
+        return message("first.only", **said)
     value = OBJECTIVES[objective](first)
     if value is None:
         return message("first.no_figure", objective=message(f"objective.{objective}"), **said)

@@ -32,7 +32,8 @@ def _export_name(plan: Plan, extension: str) -> str:
 
 @require_GET
 def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    """Every viable build under the current weights, one per line, for a spreadsheet."""
+    """Every viable build under the current weights, one per line, for a spreadsheet; its
+    columns are described in docs/plan-exports.md."""
     plan = visible_plan(request, pk)
     context = ranking_context(request, plan)
     response = as_download(HttpResponse(content_type=CSV_CONTENT_TYPE), _export_name(plan, "csv"))
@@ -50,7 +51,7 @@ def plan_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 c["nodes"],
                 c["overall"],
                 *(c["scores"][d] for d in DIMENSIONS),
-                c["estimate"]["time"]["days"],
+                "" if context["serving"] else c["estimate"]["time"]["days"],
                 capacity_rps(c, context["output_len"]) if context["serving"] else "",
                 *serving_export_cells(c["estimate"]),
                 c["estimate"]["throughput"]["tokens_per_s"],

@@ -70,3 +70,28 @@ def test_numbers_keep_their_rounding_and_grouping():
         assert render(warning) == "over the capex budget (1,234,568 > 1,000,000)"
     with translation.override("zh-hans"):
         assert render(warning) == "超出采购预算（1,234,568 > 1,000,000）"  # noqa: RUF001
+
+
+def test_a_failure_that_stops_one_build_says_one_build():
+    from planner.messages.answers import why_none
+
+    one = {"failures": [message("failure.memory.short")]}
+    with translation.override("en"):
+        assert "(1 build)" in why_none([one], 1)
+        assert "(2 builds)" in why_none([one, one], 2)
+
+
+@pytest.mark.django_db
+def test_cards_and_servers_are_named_by_their_catalog_names(loaded_catalog):
+    said = message(
+        "first.only", count=8, accelerator="amd-mi300x", server="supermicro-as-8125gs-tnmr2"
+    )
+    with translation.override("en"):
+        text = render(said)
+    assert text.startswith("8 x AMD Instinct MI300X in Supermicro A+ Server AS-8125GS-TNMR2")
+    assert "amd-mi300x" not in text
+    # A slug the catalog does not know is said as it is.
+    with translation.override("en"):
+        assert render(message("first.only", count=1, accelerator="x1", server="y2")).startswith(
+            "1 x x1 in y2"
+        )

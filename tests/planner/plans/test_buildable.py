@@ -4,6 +4,7 @@ builds a vendor sells, ranked by the goal, with the knobs that decide feasibilit
 import pytest
 
 from catalog.models import ServerPlatform
+from catalog.selectors import display_names
 from planner.models import Price
 from planner.plans.services import recommend_run
 
@@ -50,7 +51,9 @@ def test_the_first_build_for_a_week_long_7b_lora_has_at_most_four_cards(referenc
     # One 24 GB card shows 23.76 GiB to CUDA: two pipeline stages of a 7B LoRA no longer fit
     # without recompute, and four small cards can cost less than one or two.
     assert first["count"] <= 4, first["accelerator"]
-    assert answer["why_first"].startswith(f"{first['count']} x {first['accelerator']}")
+    # The sentence names the card as the catalog does, not by its slug.
+    card = display_names(slugs=[first["accelerator"]])[first["accelerator"]]
+    assert answer["why_first"].startswith(f"{first['count']} x {card} in ")
 
 
 def test_most_viable_builds_of_a_70b_pretraining_plan_have_a_cost_traced_to_its_price(

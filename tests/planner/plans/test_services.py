@@ -2,6 +2,7 @@
 
 import pytest
 
+from catalog.selectors import display_names
 from planner.engine import RequestError
 from planner.engine.replica import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.serving import replicas_for_slo
@@ -130,9 +131,9 @@ def test_a_zero_weight_removes_a_dimension(loaded_catalog):
     overall = [c["overall"] for c in only_software["candidates"]]
     assert overall == [c["scores"]["software"] for c in only_software["candidates"]]
     assert overall == sorted(overall, reverse=True)
-    assert only_software["why_first"].startswith(
-        f"{only_software['candidates'][0]['count']} x {only_software['candidates'][0]['accelerator']}"
-    )
+    first = only_software["candidates"][0]
+    name = display_names(slugs=[first["accelerator"]])[first["accelerator"]]
+    assert only_software["why_first"].startswith(f"{first['count']} x {name} in ")
     # Under the default objective the weights only break ties between equal costs.
     by_cost = recommend_run(data=question)
     amounts = [c["cost"]["amount"] for c in by_cost["candidates"] if c["cost"]["amount"]]

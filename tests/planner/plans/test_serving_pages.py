@@ -163,5 +163,11 @@ def test_csv_export_has_the_serving_columns(cast, plan, language):
         assert float(row["ttft_p99_at_target_ms"]) == serving["target_ttft_ms"]
         assert float(row["tpot_p99_at_target_ms"]) == serving["target_tpot_ms"]
         assert row["serving_limit"] == serving["binding"]
+        assert float(row["target_rps"]) == SERVE["target_rps"]
+        assert float(row["capacity_rps"]) == serving["capacity_rps"]
+        assert float(row["ttft_p99_at_capacity_ms"]) == serving["ttft_ms"]
+        assert float(row["tpot_p99_at_capacity_ms"]) == serving["tpot_ms"]
+        # One batch's time means nothing for a service that runs all year: no days.
+        assert row["days"] == ""
         # Machine-readable figures, the sentence in the reader's language.
         assert ("serves " if language == "en" else "在延迟上限内") in row["serving_why"]
