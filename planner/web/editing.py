@@ -322,18 +322,16 @@ class FormPage:
         editing: Model | None = None,
         **context: Any,
     ) -> HttpResponse:
-        written = write_and_redirect(
+        return record_form_page(
             request,
             form,
             write,
-            conflict_message=self.conflict_message,
+            template=self.template,
+            record=editing,
+            context=context,
             saved_message=saved_message,
+            conflict_message=self.conflict_message,
         )
-        if written is not None:
-            return written
-        if editing is not None:
-            context["opened_on_older"] = opened_on_older_version(form, editing)
-        return render_form(request, self.template, {"form": form, **context})
 
 
 def show_newer_version(form, current: Model | None) -> None:
