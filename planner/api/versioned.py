@@ -437,10 +437,14 @@ class ServiceRecordViewSet(RecordViewSet):
     def conflict_message(self, row) -> str:
         raise NotImplementedError
 
+    def conflict_args(self, values, row=None) -> dict[str, str]:
+        return {
+            "conflict_field": self.conflict_field,
+            "conflict_message": self.conflict_message(row),
+        }
+
     def _write(self, serializer, row, m2m: dict, *, created: bool) -> None:
-        with service_errors(
-            conflict_field=self.conflict_field, conflict_message=self.conflict_message(row)
-        ):
+        with service_errors(**self.conflict_args(serializer.validated_data, row)):
             serializer.instance = self.save_row(row, created=created, **m2m)
 
     def _split(self, serializer) -> tuple[dict, dict]:
