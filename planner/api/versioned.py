@@ -373,8 +373,9 @@ class RecordRows:
     def read(self, name: str, user) -> QuerySet:
         return getattr(self.selectors, f"{self.entity}_{name}")(user)
 
-    def write(self, name: str, **arguments: Any) -> Any:
-        return getattr(self.services, f"{self.entity}_{name}")(**arguments)
+    def write(self, service: str, /, **arguments: Any) -> Any:
+        # Positional-only: a row's own fields (a site's `name`) come in `arguments`.
+        return getattr(self.services, f"{self.entity}_{service}")(**arguments)
 
     def row_args(self, row, user) -> dict[str, Any]:
         return {self.row_arg: row, **({"user": user} if self.names_writer else {})}
@@ -396,18 +397,20 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     def editable(self) -> QuerySet:
         return self.rows.read("editable_by", self.request.user)
 
-    def conflict_args(self) -> dict[str, str]:
+    def conflict_args(self, values: Mapping[str, Any], row=None) -> dict[str, str]:
+        """Where a conflict is said, and in which words, for a write of `values` (to `row`,
+        when it changes one); a feature whose message names the row overrides it."""
         return {"conflict_field": self.conflict_field, "conflict_message": self.conflict_message}
 
     def perform_create(self, serializer) -> None:
         team = writer_team(self.request)
-        with service_errors(**self.conflict_args()):
+        with service_errors(**self.conflict_args(serializer.validated_data)):
             serializer.instance = self.rows.write(
                 "create", team=team, user=self.request.user, **serializer.validated_data
             )
 
     def perform_update(self, serializer) -> None:
-        with service_errors(**self.conflict_args()):
+        with service_errors(**self.conflict_args(serializer.validated_data, serializer.instance)):
             serializer.instance = self.rows.write(
                 "update",
                 **self.rows.row_args(serializer.instance, self.request.user),
@@ -415,7 +418,7 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
             )
 
     def perform_destroy(self, instance) -> None:
-        with service_errors(**self.conflict_args()):
+        with service_errors(**self.conflict_args({}, instance)):
             self.rows.write(self.rows.delete, **self.rows.row_args(instance, self.request.user))
 
 
@@ -434,10 +437,14 @@ class ServiceRecordViewSet(RecordViewSet):
     def conflict_message(self, row) -> str:
         raise NotImplementedError
 
+    def conflict_args(self, values, row=None) -> dict[str, str]:
+        return {
+            "conflict_field": self.conflict_field,
+            "conflict_message": self.conflict_message(row),
+        }
+
     def _write(self, serializer, row, m2m: dict, *, created: bool) -> None:
-        with service_errors(
-            conflict_field=self.conflict_field, conflict_message=self.conflict_message(row)
-        ):
+        with service_errors(**self.conflict_args(serializer.validated_data, row)):
             serializer.instance = self.save_row(row, created=created, **m2m)
 
     def _split(self, serializer) -> tuple[dict, dict]:

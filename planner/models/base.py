@@ -35,12 +35,19 @@ class StampedRecord(CreatedRecord):
         abstract = True
 
 
-class VersionedRecord(StampedRecord):
+class VersionedRow(models.Model):
     """A row edited with optimistic locking (an edit names the version it started from) and kept
-    with its history; the version itself is not history."""
+    with its history; the version itself is bookkeeping for concurrent edits, not history."""
 
     version = version_field()
     history = HistoricalRecords(excluded_fields=["version"], inherit=True)
+
+    class Meta:
+        abstract = True
+
+
+class VersionedRecord(StampedRecord, VersionedRow):
+    """A versioned row that also remembers who made it and when it changed."""
 
     class Meta(StampedRecord.Meta):
         abstract = True

@@ -6,12 +6,13 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from planner.models.fields import created_by_field, version_field
+from planner.models.base import VersionedRow
+from planner.models.fields import created_by_field, version_rule
 from planner.models.racks import Rack
 from planner.models.sites import MAX_RACK_KG, MAX_RACK_KW, MAX_RACK_UNITS
 
 
-class Equipment(models.Model):
+class Equipment(VersionedRow):
     """A catalog server or a free-form device in a rack, from U `position_u` up `units` high.
 
     Removing it stamps `removed_at`: the row and its history stay, and it no longer counts."""
@@ -67,8 +68,6 @@ class Equipment(models.Model):
     installed_at = models.DateTimeField(_("installed"), auto_now_add=True)
     removed_at = models.DateTimeField(_("removed"), null=True, blank=True, editable=False)
     created_by = created_by_field()
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("equipment")
@@ -92,7 +91,7 @@ class Equipment(models.Model):
                 condition=Q(weight_kg__gte=0, weight_kg__lte=MAX_RACK_KG),
                 name="equipment_weight_sane",
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="equipment_version_positive"),
+            version_rule("equipment"),
         ]
 
     def __str__(self) -> str:

@@ -4,15 +4,15 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
 from planner.choices import FeedPhase, FeedSupply, FeedType
 from planner.engine.facility import DEFAULT_MAX_UTILISATION_PCT, feed_usable_kw
-from planner.models.fields import name_rules, version_field
+from planner.models.base import VersionedRow
+from planner.models.fields import name_rules, version_rule
 from planner.models.racks import Rack
 
 
-class PowerFeed(models.Model):
+class PowerFeed(VersionedRow):
     """One feed: voltage, amperage, phases, AC or DC, primary or redundant, and the share of
     its rating it may carry. Usable kW as NetBox computes it (planner.engine.facility)."""
 
@@ -55,8 +55,6 @@ class PowerFeed(models.Model):
             "Share of the breaker rating the feed may carry, in percent; 80 is the usual derating"
         ),
     )
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("power feed")
@@ -76,7 +74,7 @@ class PowerFeed(models.Model):
             models.CheckConstraint(
                 condition=Q(voltage__gt=0, amperage__gt=0), name="powerfeed_rating_sane"
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="powerfeed_version_positive"),
+            version_rule("powerfeed"),
         ]
 
     def __str__(self) -> str:

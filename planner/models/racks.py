@@ -8,13 +8,13 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from simple_history.models import HistoricalRecords
 
-from planner.models.fields import name_rules, version_field
+from planner.models.base import VersionedRow
+from planner.models.fields import name_rules, version_rule
 from planner.models.sites import MAX_RACK_KG, MAX_RACK_KW, MAX_RACK_UNITS, RackGroup
 
 
-class Rack(models.Model):
+class Rack(VersionedRow):
     """One rack of a rack group, with the limits where it differs from its group's."""
 
     # What a person states about a rack: its form's, its API's fields, in that order.
@@ -58,8 +58,6 @@ class Rack(models.Model):
     )
     notes = models.CharField(_("notes"), max_length=200, blank=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    history = HistoricalRecords(excluded_fields=["version"])
 
     class Meta:
         verbose_name = _("rack")
@@ -84,7 +82,7 @@ class Rack(models.Model):
                 condition=Q(max_kg__isnull=True) | Q(max_kg__gt=0, max_kg__lte=MAX_RACK_KG),
                 name="rack_weight_sane",
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="rack_version_positive"),
+            version_rule("rack"),
         ]
 
     def __str__(self) -> str:

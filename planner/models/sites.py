@@ -14,7 +14,8 @@ from planner.choices import (
     RackCooling,
     Visibility,
 )
-from planner.models.fields import created_by_field, name_rules, version_field
+from planner.models.base import VersionedRecord
+from planner.models.fields import name_rules, version_field, version_rule
 
 # Sane bounds: the densest AI racks today (GB200 NVL72) draw ~130 kW; racks are at most ~60U;
 # floor loading rarely allows more than ~2,000 kg per rack; inlet air outside 5-45 °C is
@@ -25,7 +26,7 @@ MAX_RACK_KG = 5000
 INLET_RANGE_C = (5, 45)
 
 
-class Site(models.Model):
+class Site(VersionedRecord):
     """A data centre or machine room: where the racks are, what power costs there."""
 
     team = models.ForeignKey(
@@ -52,12 +53,8 @@ class Site(models.Model):
         help_text=_("Facility power / IT power, 1.0-3.0"),
     )
     notes = models.TextField(_("notes"), blank=True)
-    created_by = created_by_field()
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    version = version_field()
-    # The version is bookkeeping for concurrent edits, not a change anyone made.
-    history = HistoricalRecords(excluded_fields=["version"])
+
+    detail_view = "planner:site_detail"
 
     class Meta:
         verbose_name = _("site")
@@ -69,14 +66,11 @@ class Site(models.Model):
             models.CheckConstraint(
                 condition=Q(electricity_price_per_kwh__gte=0), name="site_price_non_negative"
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="site_version_positive"),
+            version_rule("site"),
         ]
 
     def __str__(self) -> str:
         return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("planner:site_detail", kwargs={"pk": self.pk})
 
 
 class RackGroup(models.Model):
@@ -168,7 +162,7 @@ class RackGroup(models.Model):
                 name="rackgroup_liquid_cooling_has_loops",
                 violation_error_message=_("Direct liquid cooling needs liquid loops."),
             ),
-            models.CheckConstraint(condition=Q(version__gte=1), name="rackgroup_version_positive"),
+            version_rule("rackgroup"),
         ]
 
     def __str__(self) -> str:

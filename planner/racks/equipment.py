@@ -16,17 +16,12 @@ from planner.racks.capacity import rack_limits
 from planner.racks.occupancy import installed
 from planner.versioning import save_versioned
 
+# Where the equipment is, what a person states about it (notes aside), and when it came and went.
 EXPORT_COLUMNS = (
     "site",
     "rack_group",
     "rack",
-    "name",
-    "server",
-    "position_u",
-    "units",
-    "nameplate_kw",
-    "measured_kw",
-    "weight_kg",
+    *(name for name in Equipment.STATED_FIELDS if name != "notes"),
     "installed_at",
     "removed_at",
 )

@@ -10,14 +10,14 @@ from catalog.models import Accelerator, ServerPlatform
 from planner.choices import FeedType
 from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
 from planner.racks.feeds import b_side_name
-from planner.web.editing import EditsOneVersion, free_name, preserve_inputs
+from planner.web.editing import VersionedModelForm, free_name
 from planner.web.forms import FieldsetsMixin
 
 # More servers than this in one question is a hall, not a fit.
 MAX_FIT_SERVERS = 10_000
 
 
-class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class RackForm(FieldsetsMixin, VersionedModelForm):
     """One rack; an empty figure keeps its group's."""
 
     class Meta:
@@ -37,8 +37,6 @@ class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         self.instance.rack_group = rack_group
         for name in ("units", "power_kw", "cooling_kw", "max_kg"):
             self.fields[name].widget.attrs["placeholder"] = str(getattr(rack_group, name))
-        preserve_inputs(self)
-        self._add_version_field()
 
     def clean_name(self) -> str:
         return free_name(
@@ -47,13 +45,8 @@ class RackForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
             taken_message=_("This rack group already has a rack with this name."),
         )
 
-    def clean(self):
-        cleaned = super().clean()
-        self._clean_version()
-        return cleaned
 
-
-class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class EquipmentForm(FieldsetsMixin, VersionedModelForm):
     """A catalog server (its height, nameplate and weight from the catalog when left empty) or
     a free-form device; on an edit, `rack` moves it."""
 
@@ -77,8 +70,6 @@ class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         for name in ("name", "units", "nameplate_kw", "weight_kg"):
             # Filled from the catalog server when one is chosen (planner.racks.equipment).
             self.fields[name].required = False
-        preserve_inputs(self)
-        self._add_version_field()
 
     def clean(self):
         cleaned = super().clean()
@@ -86,7 +77,6 @@ class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
             for name in ("name", "units", "nameplate_kw", "weight_kg"):
                 if cleaned.get(name) in (None, "") and name not in self.errors:
                     self.add_error(name, _("Required for a device that is not a catalog server."))
-        self._clean_version()
         return cleaned
 
     def _post_clean(self):
@@ -99,7 +89,7 @@ class EquipmentForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
             self.instance.name = ""
 
 
-class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class PowerFeedForm(FieldsetsMixin, VersionedModelForm):
     """One power feed of a rack; a new primary feed may bring its redundant B side along."""
 
     add_b_side = forms.BooleanField(
@@ -125,8 +115,6 @@ class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         self.instance.rack = rack
         if self.instance.pk is not None:
             del self.fields["add_b_side"]
-        preserve_inputs(self)
-        self._add_version_field()
 
     def clean_name(self) -> str:
         return free_name(
@@ -149,7 +137,6 @@ class PowerFeedForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
                         "add_b_side",
                         _("This rack already has a feed named “%(name)s”.") % {"name": twin},
                     )
-        self._clean_version()
         return cleaned
 
 

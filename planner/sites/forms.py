@@ -12,12 +12,12 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
-from planner.web.editing import EditsOneVersion, free_name, preserve_inputs
+from planner.web.editing import VersionedModelForm, free_name
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 
 
-class SiteForm(EditsOneVersion, forms.ModelForm):
+class SiteForm(VersionedModelForm):
     """A site's own fields; the team is the signed-in user's and is never chosen here."""
 
     class Meta:
@@ -40,13 +40,6 @@ class SiteForm(EditsOneVersion, forms.ModelForm):
     def __init__(self, *args, team=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.team = team if team is not None else getattr(self.instance, "team", None)
-        preserve_inputs(self)
-        self._add_version_field()
-
-    def clean(self):
-        cleaned = super().clean()
-        self._clean_version()
-        return cleaned
 
     def clean_name(self) -> str:
         if self.team is None:  # said above the form: an account outside every team
@@ -58,7 +51,7 @@ class SiteForm(EditsOneVersion, forms.ModelForm):
         )
 
 
-class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
+class RackGroupForm(FieldsetsMixin, VersionedModelForm):
     """A row of identical racks; every figure is per rack."""
 
     fabrics = forms.ModelMultipleChoiceField(
@@ -88,8 +81,6 @@ class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
     def __init__(self, *args, site: Site, **kwargs):
         super().__init__(*args, **kwargs)
         self.instance.site = site
-        preserve_inputs(self)
-        self._add_version_field()
 
     def clean_name(self) -> str:
         return free_name(
@@ -104,7 +95,6 @@ class RackGroupForm(FieldsetsMixin, EditsOneVersion, forms.ModelForm):
         # the checkbox instead of above the form.
         if cleaned.get("cooling") == RackCooling.LIQUID and not cleaned.get("liquid_loops"):
             self.add_error("liquid_loops", _("Direct liquid cooling needs liquid loops."))
-        self._clean_version()
         return cleaned
 
 

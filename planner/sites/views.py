@@ -6,8 +6,6 @@ may read; facility people and admins may write (403 for the others)."""
 
 from __future__ import annotations
 
-import copy
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -40,6 +38,7 @@ from planner.sites.selectors import (
 from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.web.downloads import csv_download
 from planner.web.editing import (
+    bound_form,
     delete_and_redirect,
     record_form_page,
     render_form,
@@ -152,8 +151,9 @@ def site_create(request: HttpRequest) -> HttpResponse:
     _require_writer(request.user)
     team = user_team(request.user)
     # A new site's amounts start in the currency its author reads prices in.
-    form = SiteForm(
-        request.POST if request.method == "POST" else None,
+    form = bound_form(
+        request,
+        SiteForm,
         team=team,
         initial={"currency": display_currency(request)},
     )
@@ -177,8 +177,7 @@ def site_create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
     site = _editable_site(request, pk)
-    # The form edits a copy, so the page heading keeps the saved name while errors show.
-    form = SiteForm(request.POST if request.method == "POST" else None, instance=copy.copy(site))
+    form = bound_form(request, SiteForm, site)
     return record_form_page(
         request,
         form,
@@ -197,11 +196,7 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def _rack_group_form_page(
     request: HttpRequest, *, site: Site, rack_group: RackGroup | None
 ) -> HttpResponse:
-    form = RackGroupForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(rack_group) if rack_group else None,
-        site=site,
-    )
+    form = bound_form(request, RackGroupForm, rack_group, site=site)
     return record_form_page(
         request,
         form,

@@ -183,6 +183,14 @@ def write_and_redirect(
     return redirect(saved)
 
 
+def bound_form(request: HttpRequest, form_class: type, row: Model | None = None, **kwargs: Any):
+    """`form_class` bound to a POST (unbound on a GET), editing a copy of `row` when given, so
+    the page heading keeps the saved row while errors show."""
+    if row is not None:
+        kwargs["instance"] = copy.copy(row)
+    return form_class(request.POST if request.method == "POST" else None, **kwargs)
+
+
 def record_form_page(
     request: HttpRequest,
     form,
@@ -259,8 +267,8 @@ class FormPage:
     # the team as keywords.
     team_form: bool = False
 
-    def bound(self, request: HttpRequest, **form_kwargs: Any):
-        return self.form_class(request.POST if request.method == "POST" else None, **form_kwargs)
+    def bound(self, request: HttpRequest, row: Model | None = None, **form_kwargs: Any):
+        return bound_form(request, self.form_class, row, **form_kwargs)
 
     def create(
         self,
@@ -296,9 +304,7 @@ class FormPage:
         """Change `row` through `update(<row_name>=row, **fields)` (and `user=`, where the
         service names the writer). The form edits a copy, so the page heading keeps the saved
         row while errors show."""
-        form = self.bound(
-            request, instance=copy.copy(row), **self._for_team(request, row.team), **form_kwargs
-        )
+        form = self.bound(request, row, **self._for_team(request, row.team), **form_kwargs)
         writer = {"user": request.user} if update_names_writer else {}
         return self.respond(
             request,
@@ -322,18 +328,16 @@ class FormPage:
         editing: Model | None = None,
         **context: Any,
     ) -> HttpResponse:
-        written = write_and_redirect(
+        return record_form_page(
             request,
             form,
             write,
-            conflict_message=self.conflict_message,
+            template=self.template,
+            record=editing,
+            context=context,
             saved_message=saved_message,
+            conflict_message=self.conflict_message,
         )
-        if written is not None:
-            return written
-        if editing is not None:
-            context["opened_on_older"] = opened_on_older_version(form, editing)
-        return render_form(request, self.template, {"form": form, **context})
 
 
 def show_newer_version(form, current: Model | None) -> None:

@@ -20,6 +20,8 @@ PAGE_ROUTES = {
     "edit": "<int:pk>/edit/",
     "copy": "<int:pk>/copy/",
     "compare": "<int:pk>/compare/",
+    "delete": "<int:pk>/delete/",
+    "remove": "<int:pk>/remove/",
     "retire": "<int:pk>/retire/",
     "cancel": "<int:pk>/cancel/",
     "report": "<int:pk>/report/",

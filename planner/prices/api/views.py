@@ -124,7 +124,7 @@ class PriceViewSet(RecordViewSet):
         team = writer_team(request)
         serializer = self.get_serializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        with service_errors(**self.conflict_args()):
+        with service_errors(**self.conflict_args(serializer.validated_data, original)):
             price = services.price_copy(
                 price=original, team=team, user=request.user, **serializer.validated_data
             )

@@ -3,8 +3,6 @@ site's equipment as CSV."""
 
 from __future__ import annotations
 
-import copy
-
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -19,15 +17,17 @@ from planner.racks.forms import EquipmentForm
 from planner.racks.selectors import equipment_visible_to, site_racks
 from planner.racks.views.access import editable_in_rack, editable_rack, rack_context, visible_site
 from planner.web.editing import (
+    bound_form,
     delete_and_redirect,
     record_form_page,
 )
 
 
 def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None) -> HttpResponse:
-    form = EquipmentForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(equipment) if equipment else None,
+    form = bound_form(
+        request,
+        EquipmentForm,
+        equipment,
         rack=rack,
         racks=site_racks(site=rack.rack_group.site),
     )

@@ -3,8 +3,6 @@ through planner.racks.feeds; facility people of the rack's team only."""
 
 from __future__ import annotations
 
-import copy
-
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -15,6 +13,7 @@ from planner.racks.forms import PowerFeedForm
 from planner.racks.selectors import power_feed_visible_to
 from planner.racks.views.access import editable_in_rack, editable_rack, rack_context
 from planner.web.editing import (
+    bound_form,
     delete_and_redirect,
     record_form_page,
 )
@@ -28,11 +27,7 @@ def _write(form: PowerFeedForm) -> PowerFeed:
 
 
 def _form_page(request: HttpRequest, *, rack: Rack, feed: PowerFeed | None) -> HttpResponse:
-    form = PowerFeedForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(feed) if feed else None,
-        rack=rack,
-    )
+    form = bound_form(request, PowerFeedForm, feed, rack=rack)
     return record_form_page(
         request,
         form,

@@ -5,8 +5,6 @@ signed in reads what their team may see, facility people and admins write."""
 
 from __future__ import annotations
 
-import copy
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -27,6 +25,7 @@ from planner.racks.views.access import (
     visible_rack_group,
 )
 from planner.web.editing import (
+    bound_form,
     delete_and_redirect,
     record_form_page,
 )
@@ -83,9 +82,10 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None) -> HttpResponse:
-    form = RackForm(
-        request.POST if request.method == "POST" else None,
-        instance=copy.copy(rack) if rack else None,
+    form = bound_form(
+        request,
+        RackForm,
+        rack,
         rack_group=group,
         initial={} if rack else {"position": group.racks.count() + 1},
     )

@@ -12,24 +12,18 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from accounts.permissions import FacilityWrites
 from planner.api.responses import DetailSerializer, documented
 from planner.api.versioned import (
+    RecordRows,
     RecordViewSet,
     ServiceRecordViewSet,
     conflict,
     crud_docs,
-    service_errors,
 )
-from planner.api.views import writer_team
 from planner.models import RackGroup, Site
+from planner.sites import selectors, services
 from planner.sites.api.serializers import RackGroupSerializer, SiteSerializer
 from planner.sites.filtersets import RackGroupFilterSet, SiteFilterSet
-from planner.sites.selectors import rack_group_visible_to, site_editable_by, site_visible_to
-from planner.sites.services import (
-    rack_group_delete,
-    rack_group_save,
-    site_create,
-    site_delete,
-    site_update,
-)
+from planner.sites.selectors import rack_group_visible_to, site_editable_by
+from planner.sites.services import rack_group_delete, rack_group_save
 from planner.versioning import ConflictError
 
 FORBIDDEN = OpenApiResponse(
@@ -76,28 +70,19 @@ class SiteViewSet(RecordViewSet):
     filterset_class = SiteFilterSet
     noun = "site"
 
+    rows = RecordRows(selectors, services, "site", row_arg="site")
+
     def get_queryset(self) -> QuerySet[Site]:
-        return site_visible_to(self.request.user).select_related("team")
-
-    def perform_create(self, serializer) -> None:
-        team = writer_team(self.request)
-        data = serializer.validated_data
-        with service_errors(**self.conflict(data["name"])):
-            serializer.instance = site_create(team=team, user=self.request.user, **data)
-
-    def perform_update(self, serializer) -> None:
-        data = serializer.validated_data
-        with service_errors(**self.conflict(data.get("name", serializer.instance.name))):
-            serializer.instance = site_update(site=serializer.instance, **data)
+        return super().get_queryset().select_related("team")
 
     def perform_destroy(self, instance: Site) -> None:
         try:
-            site_delete(site=instance)
+            services.site_delete(site=instance)
         except ConflictError as exc:
             raise conflict(field=None, message=str(exc)) from None
 
-    @staticmethod
-    def conflict(name: str) -> dict:
+    def conflict_args(self, values, row=None) -> dict[str, str]:
+        name = values.get("name", row.name if row is not None else "")
         return {
             "conflict_field": "name",
             "conflict_message": _("Your team already has a site named “%(name)s”.")
