@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +51,44 @@ class Trace:
     events: int
 
 
+def _replicas(
+    replicas: int, kv_blocks: int, running_room: int
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Each replica's state and the two heaps, before the first arrival. At most `running_room`
+    requests run at once on a replica (min of max batch and KV blocks: each holds a block)."""
+    rep = np.zeros((replicas, loop.REP_COLUMNS), dtype=np.int64)
+    rep[:, loop.KV_FREE] = kv_blocks
+    rep[:, [loop.WAIT_HEAD, loop.WAIT_TAIL, loop.BATCH_HEAD]] = -1
+    state = (
+        rep,
+        np.zeros((replicas, loop.REP_F_COLUMNS)),
+        np.zeros((replicas, running_room), dtype=np.int64),
+        np.zeros((replicas, running_room), dtype=np.int64),
+    )
+    # Every replica sits in both heaps from the start; equal keys are ordered by index.
+    heaps = (
+        np.full(replicas, np.inf),
+        np.arange(replicas, dtype=np.int64),
+        np.arange(replicas, dtype=np.int64),
+        np.zeros(replicas),
+        np.arange(replicas, dtype=np.int64),
+        np.arange(replicas, dtype=np.int64),
+    )
+    return state, heaps
+
+
+def _advance(*args: Any) -> Any:
+    """The compiled loop up to its next pause; a signal's exception (a task's time limit) that
+    numba wrapped on the way in or out is raised as itself."""
+    try:
+        return loop.advance(*args)
+    except SystemError as error:
+        raised = loop.raised_in_a_handler(error)
+        if raised is error:
+            raise
+        raise raised from None
+
+
 def run(
     spec: ServingSpec,
     arrivals: Floats,
@@ -70,26 +109,7 @@ def run(
         np.zeros(n, dtype=np.int64),  # a running request's share of its replica's BASE
         np.full(n, -1, dtype=np.int64),  # the next request waiting on the same replica
     )
-    # At most min(max batch, KV blocks) requests run at once: each holds a block at least.
-    running_room = max(1, min(spec.max_batch, kv_blocks, n))
-    rep = np.zeros((replicas, loop.REP_COLUMNS), dtype=np.int64)
-    rep[:, loop.KV_FREE] = kv_blocks
-    rep[:, [loop.WAIT_HEAD, loop.WAIT_TAIL, loop.BATCH_HEAD]] = -1
-    state = (
-        rep,
-        np.zeros((replicas, loop.REP_F_COLUMNS)),
-        np.zeros((replicas, running_room), dtype=np.int64),
-        np.zeros((replicas, running_room), dtype=np.int64),
-    )
-    # Every replica sits in both heaps from the start; equal keys are ordered by index.
-    heaps = (
-        np.full(replicas, np.inf),
-        np.arange(replicas, dtype=np.int64),
-        np.arange(replicas, dtype=np.int64),
-        np.zeros(replicas),
-        np.arange(replicas, dtype=np.int64),
-        np.arange(replicas, dtype=np.int64),
-    )
+    state, heaps = _replicas(replicas, kv_blocks, max(1, min(spec.max_batch, kv_blocks, n)))
     # Queue samples: every `dt` over the arrival window, continuing through the drain.
     horizon = float(arrivals[-1]) if n else 0.0
     dt = horizon / QUEUE_SAMPLES if horizon > 0 else 1.0
@@ -112,15 +132,9 @@ def run(
     stop = 0
     arrivals = np.ascontiguousarray(arrivals, dtype=np.float64)
     while True:
-        try:
-            paused, samples = loop.advance(
-                stop, arrivals, reqs, state, heaps, params, limits, counters, next_sample, samples
-            )
-        except SystemError as error:
-            raised = loop.raised_in_a_handler(error)
-            if raised is error:
-                raise
-            raise raised from None
+        paused, samples = _advance(
+            stop, arrivals, reqs, state, heaps, params, limits, counters, next_sample, samples
+        )
         if not paused:
             break
         report(0.99 * stop / n)
