@@ -25,7 +25,6 @@ from planner.models import Simulation
 log = logging.getLogger(__name__)
 
 # Progress is written at most this often, so a fast run does not hammer the database.
-PROGRESS_EVERY_S = 0.5
 # A queued or running row this long past its hard time limit counts as lost (see `_lost`).
 LOST_GRACE_S = 60
 # Celery's hard limit comes this long after the soft one, which lets the run write "timed out".
@@ -225,11 +224,11 @@ def _claim(simulation_id: int, task_id: str) -> bool:
 
 
 def _reporter(simulation_id: int):
-    last = [0.0]
+    last, every_s = [0.0], settings.SIMULATION_PROGRESS_EVERY_S
 
     def report(fraction: float) -> None:
         now = time.monotonic()
-        if now - last[0] < PROGRESS_EVERY_S and fraction < 1:
+        if now - last[0] < every_s and fraction < 1:
             return
         last[0] = now
         still_running = Simulation.objects.filter(
