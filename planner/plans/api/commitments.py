@@ -70,7 +70,10 @@ class PlanCommitmentsView(generics.ListAPIView):
     serializer_class = RackCommitmentSerializer
     queryset = RackCommitment.objects.none()  # per request: get_queryset
 
-    @extend_schema(summary="The plan's rack commitments", responses={404: NOT_FOUND})
+    @extend_schema(
+        summary="The plan's rack commitments",
+        responses={200: RackCommitmentSerializer(many=True), 404: NOT_FOUND},
+    )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
