@@ -256,6 +256,15 @@ def run_log(out_dir: Path, guard: Guard, name: str) -> Any:
     return log
 
 
+def run_start(out: str, budget_s: float, log_name: str) -> tuple[Path, Guard, Any]:
+    """The output folder (made), the wall-clock guard and the log every device script begins
+    with."""
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    guard = Guard(budget_s)
+    return out_dir, guard, run_log(out_dir, guard, log_name)
+
+
 def run_parser(doc: str, *, budget_s: float, only: str) -> Any:
     """The options every device script takes: where to write, the time budget, toy sizes and
     which groups to run."""

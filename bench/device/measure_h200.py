@@ -25,17 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from h200_common import Guard, PowerSampler, environment, run_log, run_parser, write_report
+from h200_common import PowerSampler, environment, run_parser, run_start, write_report
 
 
 def main(argv: list[str]) -> int:
     parser = run_parser(__doc__ or "", budget_s=510.0, only="kernels,moe,train,decode")
     parser.add_argument("--idle-s", type=float, default=6.0)
     args = parser.parse_args(argv[1:])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    guard = Guard(args.budget_s)
-    log = run_log(out, guard, "log.txt")
+    out, guard, log = run_start(args.out, args.budget_s, "log.txt")
 
     # Idle power first, before this process creates a CUDA context.
     sampler = PowerSampler()

@@ -42,8 +42,8 @@ from h200_common import (
     environment,
     free_memory,
     memory_record,
-    run_log,
     run_parser,
+    run_start,
     time_region,
     write_report,
 )
@@ -282,10 +282,7 @@ def main(argv: list[str]) -> int:
     parser = run_parser(__doc__ or "", budget_s=280.0, only="gemm_runs,train_repeat,generate_steps")
     parser.add_argument("--new-tokens", type=int, default=40)
     args = parser.parse_args(argv[1:])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    guard = Guard(args.budget_s)
-    log = run_log(out, guard, "log-extra.txt")
+    out, guard, log = run_start(args.out, args.budget_s, "log-extra.txt")
 
     import torch
 
