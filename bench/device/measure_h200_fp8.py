@@ -17,6 +17,10 @@ It writes into --out:
   forward and backward at 2 x 4,096 tokens, with every linear in bf16 or in FP8 (forward
   E4M3 x E4M3, backward gradients in E5M2, scales per tensor recomputed every step, as
   torchao's float8 "tensorwise" recipe does), eager and compiled; tokens/s and peak memory.
+- fp8_train.json: the 1.5B Llama of h200_train.py as rows HT17-HT19 ran it (fp32 parameters,
+  bf16 autocast, fused AdamW, whole model compiled), at micro-batch 2, 4 and 8 of 2,048
+  tokens, with its projections in bf16 and in FP8 (the FP8 linear above over the same fp32
+  weights; the LM head stays bf16), and FP8 eager at micro-batch 4.
 Transformer Engine is not on the machine, so its delayed-scaling recipe is not measured here.
 Every report carries the versions, GPU, clocks, date and command line. `--tiny` runs the same
 code at toy sizes on whatever device is present, to check the logic.
@@ -154,6 +158,7 @@ def fp8_linear(torch: Any) -> Any:
             x8, sx = cast(torch, x, torch.float8_e4m3fn, E4M3_MAX)
             w8, sw = cast(torch, w, torch.float8_e4m3fn, E4M3_MAX)
             ctx.save_for_backward(x8, sx, w8, sw)
+            ctx.dtypes = (x.dtype, w.dtype)
             return torch._scaled_mm(x8, w8.t(), scale_a=sx, scale_b=sw, out_dtype=torch.bfloat16)
 
         @staticmethod
@@ -166,12 +171,14 @@ def fp8_linear(torch: Any) -> Any:
             dw = torch._scaled_mm(
                 g8.t().contiguous(), col_major(x8), scale_a=sg, scale_b=sx, out_dtype=torch.bfloat16
             )
-            return dx, dw
+            return dx.to(ctx.dtypes[0]), dw.to(ctx.dtypes[1])
 
     class Linear(torch.nn.Module):
-        def __init__(self, n_in: int, n_out: int, fp8: bool) -> None:
+        def __init__(self, n_in: int, n_out: int, fp8: bool, weight: Any = None) -> None:
             super().__init__()
-            self.weight = torch.nn.Parameter(torch.randn(n_out, n_in, dtype=torch.bfloat16) * 0.02)
+            if weight is None:
+                weight = torch.nn.Parameter(torch.randn(n_out, n_in, dtype=torch.bfloat16) * 0.02)
+            self.weight = weight
             self.fp8 = fp8
 
         def forward(self, x: Any) -> Any:
@@ -253,8 +260,103 @@ def run_layers(torch: Any, *, tiny: bool, guard: Any, log: Any) -> dict[str, Any
     return {"results": results}
 
 
+TRAIN_MICRO_BATCHES = (2, 4, 8)
+PROJECTIONS = {
+    "self_attn": ("q_proj", "k_proj", "v_proj", "o_proj"),
+    "mlp": ("gate_proj", "up_proj", "down_proj"),
+}
+
+
+def to_fp8_linears(torch: Any, model: Any) -> int:
+    """Every projection of every decoder layer as an FP8 linear over the same fp32 weight (the
+    LM head stays in bf16, as torchao and Transformer Engine leave it by default)."""
+    Linear = fp8_linear(torch)
+    swapped = 0
+    for layer in model.model.layers:
+        for part, names in PROJECTIONS.items():
+            block = getattr(layer, part)
+            for name in names:
+                old = getattr(block, name)
+                setattr(block, name, Linear(old.in_features, old.out_features, True, old.weight))
+                swapped += 1
+    return swapped
+
+
+def run_train(
+    torch: Any,
+    *,
+    tiny: bool,
+    guard: Any,
+    log: Any,
+    cases: str = "bf16:compile,fp8:compile,fp8:eager",
+) -> dict[str, Any]:
+    """The 1.5B Llama of h200_train.py (fp32 parameters, bf16 autocast, fused AdamW, Hugging
+    Face's loss, KV cache off, whole model compiled) with its projections in bf16 (as rows
+    HT17-HT19 ran) and in FP8."""
+    from h200_train import MODELS, TINY, VOCAB, build, step_case
+
+    results: list[dict[str, Any]] = []
+    seq_len = 64 if tiny else 2048
+    shape = TINY if tiny else MODELS["llama-1.5b"]
+    for precision, mode in (case.split(":") for case in cases.split(",")):
+        if not guard.allows(150 if mode == "compile" else 40):
+            results.append({"precision": precision, "mode": mode, "skipped": "time guard"})
+            continue
+        free_memory(torch)
+        model = build(torch, shape, 512 if tiny else VOCAB, False)
+        swapped = to_fp8_linears(torch, model) if precision == "fp8" else 0
+        if mode == "compile":
+            model.compile(dynamic=False)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        batches = TRAIN_MICRO_BATCHES if mode == "compile" else (4,)
+        for mb in batches:
+            case = {
+                "measure": "train_step",
+                "model": "llama-1.5b",
+                "params": sum(p.numel() for p in model.parameters()),
+                **shape,
+                "vocab": model.config.vocab_size,
+                "seq_len": seq_len,
+                "micro_batch": mb,
+                "mode": mode,
+                "precision": precision,
+                "fp8_linears": swapped,
+                "recipe": "fp32 params, bf16 autocast, fused AdamW, HF loss (labels=input_ids);"
+                " fp8: E4M3 forward, E5M2 gradients, per-tensor scales each step",
+                "use_cache": False,
+            }
+            if not guard.allows(30):
+                results.append({**case, "skipped": "time guard"})
+                continue
+            attempt(
+                results,
+                case,
+                lambda mb=mb, model=model, opt=opt, mode=mode: step_case(
+                    torch,
+                    model,
+                    opt,
+                    micro_batch=mb,
+                    seq_len=seq_len,
+                    repeats=6,
+                    warmup=3 if mode == "compile" else 2,
+                ),
+                log,
+            )
+        del model, opt
+        free_memory(torch)
+        torch._dynamo.reset()
+    return {"results": results}
+
+
 def main(argv: list[str]) -> int:
-    parser = run_parser(__doc__ or "", budget_s=300.0, only="fp8_gemm,fp8_cast,fp8_layers")
+    parser = run_parser(
+        __doc__ or "", budget_s=300.0, only="fp8_gemm,fp8_cast,fp8_layers,fp8_train"
+    )
+    parser.add_argument(
+        "--train-cases",
+        default="bf16:compile,fp8:compile,fp8:eager",
+        help="fp8_train's precision:mode pairs, in order",
+    )
     args = parser.parse_args(argv[1:])
     out, guard, log = run_start(args.out, args.budget_s, "log-fp8.txt")
 
@@ -262,11 +364,17 @@ def main(argv: list[str]) -> int:
 
     env = environment(argv)
     log(json.dumps({k: env.get(k) for k in ("torch", "gpu")}, default=str))
-    runners = {"fp8_gemm": run_gemm, "fp8_cast": run_cast, "fp8_layers": run_layers}
+    runners = {
+        "fp8_gemm": run_gemm,
+        "fp8_cast": run_cast,
+        "fp8_layers": run_layers,
+        "fp8_train": run_train,
+    }
     for group in [g for g in args.only.split(",") if g]:
         t0 = time.monotonic()
         try:
-            body = runners[group](torch, tiny=args.tiny, guard=guard, log=log)
+            extra = {"cases": args.train_cases} if group == "fp8_train" else {}
+            body = runners[group](torch, tiny=args.tiny, guard=guard, log=log, **extra)
         except Exception as exc:
             body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
         body["group_wall_s"] = time.monotonic() - t0
