@@ -128,9 +128,9 @@ def read_on_field(**options: Any) -> models.DateField:
 @dataclass(frozen=True)
 class Figure:
     """A kind of figure rows state (a rack's power in kW, a price's depreciation in years): its
-    field and the range a form takes, `low` to `high`, which the database rule keeps too. Where
-    that rule is looser, any figure `above` a bound (more than zero where a form asks for at
-    least 0.1), `above` says so."""
+    field, and the range a form takes, `low` to `high`, which the database rule keeps too.
+    `above`, where given, is the rule's looser lower bound: a form asks for at least 0.1 kW,
+    the database holds any figure above 0."""
 
     field_class: type[models.Field]
     low: float
@@ -138,6 +138,7 @@ class Figure:
     above: float | None = None
 
     def field(self, verbose_name: Any, help_text: Any = "", **options: Any) -> models.Field:
+        """The field of a figure every row states."""
         return self.field_class(
             verbose_name,
             validators=[MinValueValidator(self.low), MaxValueValidator(self.high)],
@@ -151,8 +152,10 @@ class Figure:
 
     def rule(self, name: str, field: str, *, optional: bool = False) -> models.CheckConstraint:
         """The rule that keeps `field` within the range; an `optional` one may be empty."""
-        lowest = {"gt": self.above} if self.above is not None else {"gte": self.low}
-        bounds = {f"{field}__{op}": value for op, value in {**lowest, "lte": self.high}.items()}
+        if self.above is not None:
+            bounds = {f"{field}__gt": self.above, f"{field}__lte": self.high}
+        else:
+            bounds = {f"{field}__gte": self.low, f"{field}__lte": self.high}
         condition = Q(**bounds)
         if optional:
             condition = Q(**{f"{field}__isnull": True}) | condition

@@ -36,6 +36,7 @@ from planner.models.fields import (
 MAX_DEPRECIATION_YEARS = 15
 # The largest servers hold 16 cards and a rack-scale slice 72; more per instance is a typo.
 MAX_ACCELERATORS_PER_INSTANCE = 128
+# Support and maintenance per year, as a share of the price.
 SUPPORT_SHARE = Figure(models.DecimalField, 0, 1)
 DEPRECIATION_YEARS = Figure(models.PositiveSmallIntegerField, 1, MAX_DEPRECIATION_YEARS)
 ACCELERATORS_PER_INSTANCE = Figure(
