@@ -1,9 +1,22 @@
+"""The planner's enumerations. Most are declared as a table of values and their labels, each
+member named after its value in capitals (`"timed_out"` is `SimulationStatus.TIMED_OUT`); the
+few whose members are named otherwise are classes."""
+
 import dataclasses
+from typing import Any
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from planner.engine.facility import RackSpec
+
+
+# Any, not type[TextChoices]: the members are made when the module runs, so no type checker
+# could name them; callers use them as ordinary TextChoices members.
+def text_choices(name: str, labels: dict[str, Any]) -> Any:
+    """Choices from a table of values and their labels, each member named after its value."""
+    members = [(value.upper(), (value, label)) for value, label in labels.items()]
+    return models.TextChoices(name, members, module=__name__)
 
 
 class Feeds(models.TextChoices):
@@ -23,25 +36,30 @@ class RackCooling(models.TextChoices):
     LIQUID = "liquid", _("Direct liquid")
 
 
-class Visibility(models.TextChoices):
-    TEAM = "team", _("My team only")
-    SHARED = "shared", _("Every team (read only)")
+Visibility = text_choices(
+    "Visibility", {"team": _("My team only"), "shared": _("Every team (read only)")}
+)
 
+SimulationKind = text_choices(
+    "SimulationKind",
+    {
+        "training": _("Training campaign"),
+        "serving": _("Serving under load"),
+        "sweep": _("Sweep over candidates"),
+    },
+)
 
-class SimulationKind(models.TextChoices):
-    TRAINING = "training", _("Training campaign")
-    SERVING = "serving", _("Serving under load")
-    SWEEP = "sweep", _("Sweep over candidates")
-
-
-class SimulationStatus(models.TextChoices):
-    QUEUED = "queued", _("Queued")
-    RUNNING = "running", _("Running")
-    SUCCEEDED = "succeeded", _("Succeeded")
-    FAILED = "failed", _("Failed")
-    CANCELLED = "cancelled", _("Cancelled")
-    TIMED_OUT = "timed_out", _("Timed out")
-
+SimulationStatus = text_choices(
+    "SimulationStatus",
+    {
+        "queued": _("Queued"),
+        "running": _("Running"),
+        "succeeded": _("Succeeded"),
+        "failed": _("Failed"),
+        "cancelled": _("Cancelled"),
+        "timed_out": _("Timed out"),
+    },
+)
 
 ACTIVE_STATUSES = (SimulationStatus.QUEUED, SimulationStatus.RUNNING)
 FINISHED_STATUSES = (
@@ -51,46 +69,49 @@ FINISHED_STATUSES = (
     SimulationStatus.TIMED_OUT,
 )
 
+PriceKind = text_choices("PriceKind", {"purchase": _("Purchase"), "rent": _("Rent")})
 
-class PriceKind(models.TextChoices):
-    PURCHASE = "purchase", _("Purchase")
-    RENT = "rent", _("Rent")
-
-
-class PriceItem(models.TextChoices):
-    """What a price is for. A system is a complete server sold with its cards."""
-
-    ACCELERATOR = "accelerator", _("Accelerator")
-    SERVER = "server", _("Server platform (bare)")
-    SYSTEM = "system", _("Complete system (server with its cards)")
-    NIC = "nic", _("Network card (NIC)")
-    SWITCH_PORT = "switch_port", _("Switch port")
-    CABLE = "cable", _("Cable")
-    TRANSCEIVER = "transceiver", _("Transceiver")
-    RACK = "rack", _("Rack")
-
+# What a price is for. A system is a complete server sold with its cards.
+PriceItem = text_choices(
+    "PriceItem",
+    {
+        "accelerator": _("Accelerator"),
+        "server": _("Server platform (bare)"),
+        "system": _("Complete system (server with its cards)"),
+        "nic": _("Network card (NIC)"),
+        "switch_port": _("Switch port"),
+        "cable": _("Cable"),
+        "transceiver": _("Transceiver"),
+        "rack": _("Rack"),
+    },
+)
 
 # Network items name a catalog fabric, or a free-text item name, or both.
 NETWORK_ITEMS = (PriceItem.NIC, PriceItem.SWITCH_PORT, PriceItem.CABLE, PriceItem.TRANSCEIVER)
 
+RentTerms = text_choices(
+    "RentTerms",
+    {
+        "on_demand": _("On demand"),
+        "reserved_1y": _("Reserved, 1 year"),
+        "reserved_3y": _("Reserved, 3 years"),
+        "spot": _("Spot"),
+        "capacity_block": _("Capacity block"),
+    },
+)
 
-class RentTerms(models.TextChoices):
-    ON_DEMAND = "on_demand", _("On demand")
-    RESERVED_1Y = "reserved_1y", _("Reserved, 1 year")
-    RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
-    SPOT = "spot", _("Spot")
-    CAPACITY_BLOCK = "capacity_block", _("Capacity block")
-
-
-class FaultCategory(models.TextChoices):
-    """Where a fault shows itself first: the layer a person starts checking."""
-
-    XID = "xid", _("NVIDIA Xid (kernel log)")
-    CUDA = "cuda", _("CUDA and framework errors")
-    DRIVER = "driver", _("Driver and devices")
-    INTERCONNECT = "interconnect", _("NCCL, NVLink and network")
-    THERMAL = "thermal", _("Thermal and power")
-    THROUGHPUT = "throughput", _("Utilisation and throughput")
+# Where a fault shows itself first: the layer a person starts checking.
+FaultCategory = text_choices(
+    "FaultCategory",
+    {
+        "xid": _("NVIDIA Xid (kernel log)"),
+        "cuda": _("CUDA and framework errors"),
+        "driver": _("Driver and devices"),
+        "interconnect": _("NCCL, NVLink and network"),
+        "thermal": _("Thermal and power"),
+        "throughput": _("Utilisation and throughput"),
+    },
+)
 
 
 class FaultLink(models.TextChoices):
@@ -101,25 +122,19 @@ class FaultLink(models.TextChoices):
     RACK_THERMAL = "rack_thermal", _("The rack groups' power, cooling and thermal derating")
 
 
-class FeedSupply(models.TextChoices):
-    AC = "ac", _("AC")
-    DC = "dc", _("DC")
+FeedSupply = text_choices("FeedSupply", {"ac": _("AC"), "dc": _("DC")})
 
+FeedPhase = text_choices("FeedPhase", {"single": _("Single-phase"), "three": _("Three-phase")})
 
-class FeedPhase(models.TextChoices):
-    SINGLE = "single", _("Single-phase")
-    THREE = "three", _("Three-phase")
+FeedType = text_choices("FeedType", {"primary": _("Primary"), "redundant": _("Redundant")})
 
-
-class FeedType(models.TextChoices):
-    PRIMARY = "primary", _("Primary")
-    REDUNDANT = "redundant", _("Redundant")
-
-
-class NetboxKind(models.TextChoices):
-    """What a NetBox object became here (planner.models.netbox.NetboxLink)."""
-
-    SITE = "site", _("Site")
-    RACK = "rack", _("Rack")
-    POWER_FEED = "power_feed", _("Power feed")
-    DEVICE = "device", _("Device")
+# What a NetBox object became here (planner.models.netbox.NetboxLink).
+NetboxKind = text_choices(
+    "NetboxKind",
+    {
+        "site": _("Site"),
+        "rack": _("Rack"),
+        "power_feed": _("Power feed"),
+        "device": _("Device"),
+    },
+)

@@ -1,5 +1,5 @@
-"""Abstract tables the planner's rows build on: who made a row and when, and the versioned rows
-edited through planner/versioning.py and kept with their history."""
+"""Abstract tables the planner's rows build on: who made a row and when, the versioned rows
+edited through planner/versioning.py and kept with their history, and rows that cite a source."""
 
 from django.db import models
 from django.urls import reverse
@@ -7,6 +7,9 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from planner.models.fields import created_by_field, version_field
+
+# A source that starts so is a link; anything else (a quote's reference) is said as written.
+URL_SCHEMES = ("http://", "https://")
 
 
 class CreatedRecord(models.Model):
@@ -51,3 +54,18 @@ class VersionedRecord(StampedRecord, VersionedRow):
 
     class Meta(StampedRecord.Meta):
         abstract = True
+
+
+class Sourced(models.Model):
+    """A row that says where its figures or advice come from, in `source`: a link, or a
+    reference a person can follow ("quote from <vendor>, ref <number>")."""
+
+    source: str
+
+    class Meta:
+        abstract = True
+
+    @property
+    def source_url(self) -> str | None:
+        """The source when it is a link; a quote reference is not."""
+        return self.source if self.source.startswith(URL_SCHEMES) else None

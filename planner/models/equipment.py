@@ -1,15 +1,26 @@
 """What is installed in a rack, and the capacity plans hold in racks until they release it."""
 
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from planner.models.base import VersionedRow
-from planner.models.fields import created_by_field, version_rule
+from planner.models.fields import (
+    Figure,
+    created_by_field,
+    name_rules,
+    optional_link,
+    parent_link,
+    version_rule,
+)
 from planner.models.racks import Rack
-from planner.models.sites import MAX_RACK_KG, MAX_RACK_KW, MAX_RACK_UNITS
+from planner.models.sites import MAX_RACK_KG, MAX_RACK_KW, RACK_UNITS
+
+# What one device may draw and weigh: anything a rack could hold, down to nothing (a patch panel).
+DRAW_KW = Figure(models.FloatField, 0, MAX_RACK_KW)
+WEIGHT_KG = Figure(models.FloatField, 0, MAX_RACK_KG)
 
 
 class Equipment(VersionedRow):
@@ -28,42 +39,26 @@ class Equipment(VersionedRow):
         "notes",
     )
 
-    rack = models.ForeignKey(
-        Rack, on_delete=models.CASCADE, related_name="equipment", verbose_name=_("rack")
-    )
+    rack = parent_link(Rack, _("rack"), related_name="equipment")
     name = models.CharField(_("name"), max_length=120, help_text=_("Host name or device label"))
-    server = models.ForeignKey(
+    server = optional_link(
         "catalog.ServerPlatform",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        _("catalog server"),
         related_name="installed",
-        verbose_name=_("catalog server"),
         help_text=_("Empty for a device the catalog does not list"),
     )
-    position_u = models.PositiveSmallIntegerField(
-        _("lowest U"),
-        validators=[MinValueValidator(1), MaxValueValidator(MAX_RACK_UNITS)],
-        help_text=_("The rack unit its bottom sits in, counted from 1 at the bottom"),
+    position_u = RACK_UNITS.field(
+        _("lowest U"), _("The rack unit its bottom sits in, counted from 1 at the bottom")
     )
-    units = models.PositiveSmallIntegerField(
-        _("height (U)"), validators=[MinValueValidator(1), MaxValueValidator(MAX_RACK_UNITS)]
-    )
-    nameplate_kw = models.FloatField(
+    units = RACK_UNITS.field(_("height (U)"))
+    nameplate_kw = DRAW_KW.field(
         _("nameplate power (kW)"),
-        validators=[MinValueValidator(0), MaxValueValidator(MAX_RACK_KW)],
-        help_text=_("Rated maximum draw; what the rack's power and cooling budgets count"),
+        _("Rated maximum draw; what the rack's power and cooling budgets count"),
     )
-    measured_kw = models.FloatField(
-        _("measured power (kW)"),
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(0), MaxValueValidator(MAX_RACK_KW)],
-        help_text=_("Peak draw as measured, when known; shown beside the nameplate"),
+    measured_kw = DRAW_KW.optional(
+        _("measured power (kW)"), _("Peak draw as measured, when known; shown beside the nameplate")
     )
-    weight_kg = models.FloatField(
-        _("weight (kg)"), validators=[MinValueValidator(0), MaxValueValidator(MAX_RACK_KG)]
-    )
+    weight_kg = WEIGHT_KG.field(_("weight (kg)"))
     notes = models.CharField(_("notes"), max_length=200, blank=True)
     installed_at = models.DateTimeField(_("installed"), auto_now_add=True)
     removed_at = models.DateTimeField(_("removed"), null=True, blank=True, editable=False)
@@ -74,23 +69,13 @@ class Equipment(VersionedRow):
         verbose_name_plural = _("equipment")
         ordering = ["rack", "-position_u"]
         constraints = [
-            models.CheckConstraint(condition=~Q(name=""), name="equipment_has_name"),
+            *name_rules("equipment"),
             models.CheckConstraint(
                 condition=Q(position_u__gte=1, units__gte=1), name="equipment_place_sane"
             ),
-            models.CheckConstraint(
-                condition=Q(nameplate_kw__gte=0, nameplate_kw__lte=MAX_RACK_KW),
-                name="equipment_power_sane",
-            ),
-            models.CheckConstraint(
-                condition=Q(measured_kw__isnull=True)
-                | Q(measured_kw__gte=0, measured_kw__lte=MAX_RACK_KW),
-                name="equipment_measured_sane",
-            ),
-            models.CheckConstraint(
-                condition=Q(weight_kg__gte=0, weight_kg__lte=MAX_RACK_KG),
-                name="equipment_weight_sane",
-            ),
+            DRAW_KW.rule("equipment_power_sane", "nameplate_kw"),
+            DRAW_KW.rule("equipment_measured_sane", "measured_kw", optional=True),
+            WEIGHT_KG.rule("equipment_weight_sane", "weight_kg"),
             version_rule("equipment"),
         ]
 
@@ -108,20 +93,9 @@ class Equipment(VersionedRow):
 class RackCommitment(models.Model):
     """Capacity a plan holds in a rack for the servers of its chosen build, until released."""
 
-    rack = models.ForeignKey(
-        Rack, on_delete=models.CASCADE, related_name="commitments", verbose_name=_("rack")
-    )
-    plan = models.ForeignKey(
-        "planner.Plan", on_delete=models.CASCADE, related_name="commitments", verbose_name=_("plan")
-    )
-    server = models.ForeignKey(
-        "catalog.ServerPlatform",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-        verbose_name=_("server"),
-    )
+    rack = parent_link(Rack, _("rack"), related_name="commitments")
+    plan = parent_link("planner.Plan", _("plan"), related_name="commitments")
+    server = optional_link("catalog.ServerPlatform", _("server"), related_name="+")
     servers = models.PositiveIntegerField(_("servers"), validators=[MinValueValidator(1)])
     power_kw = models.FloatField(_("power held (kW)"), validators=[MinValueValidator(0)])
     units = models.PositiveSmallIntegerField(_("space held (U)"))

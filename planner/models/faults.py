@@ -11,18 +11,21 @@ advice: keep a fault table, so that you stop starting from zero each time."""
 import re
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import FaultCategory, FaultLink
-from planner.models.base import VersionedRecord
+from planner.models.base import Sourced, VersionedRecord
 from planner.models.fields import (
+    Figure,
     optional_link,
+    read_on_field,
     reference_key_field,
     reference_key_rules,
+    source_field,
     team_link,
     version_rule,
 )
@@ -34,12 +37,12 @@ MAX_PATTERNS = 20
 # How telling a match of the entry is, 1-100: 90 an exact error code or message, 60 a message
 # a few faults share, 30 a generic symptom.
 DEFAULT_WEIGHT = 60
+WEIGHT = Figure(models.PositiveSmallIntegerField, 1, 100)
 # NVIDIA numbers Xid codes from 1; the catalog for Ampere and newer runs past 150.
 MAX_XID = 999
 XID_CODES_VALIDATOR = RegexValidator(
     r"^\d{1,3}( \d{1,3})*$", _("Xid codes are whole numbers separated by spaces, e.g. “63 64”.")
 )
-URL_SCHEMES = ("http://", "https://")
 # Texts a person reads in their language: the `_en` and `_zh` column of each.
 TRANSLATED = ("title", "symptoms", "causes", "fixes")
 
@@ -71,7 +74,7 @@ def lines_of(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class FaultEntry(VersionedRecord):
+class FaultEntry(VersionedRecord, Sourced):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
 
@@ -111,11 +114,10 @@ class FaultEntry(VersionedRecord):
         blank=True,
         help_text=_("Regular expressions (Python syntax), one per line, searched in each log line"),
     )
-    weight = models.PositiveSmallIntegerField(
+    weight = WEIGHT.field(
         _("weight"),
+        _("How telling a match is, 1-100: 90 an exact message, 30 a generic symptom"),
         default=DEFAULT_WEIGHT,
-        validators=[MinValueValidator(1), MaxValueValidator(100)],
-        help_text=_("How telling a match is, 1-100: 90 an exact message, 30 a generic symptom"),
     )
     symptoms_en = models.TextField(_("symptoms (English)"), blank=True)
     symptoms_zh = models.TextField(_("symptoms (Chinese)"), blank=True)
@@ -133,13 +135,10 @@ class FaultEntry(VersionedRecord):
     link = models.CharField(
         _("flopfit can compute"), max_length=16, choices=FaultLink.choices, blank=True
     )
-    source = models.CharField(
-        _("source"),
-        max_length=500,
-        blank=True,
-        help_text=_("A URL to the vendor's documentation, or where the team learnt it"),
+    source = source_field(
+        _("A URL to the vendor's documentation, or where the team learnt it"), blank=True
     )
-    read_on = models.DateField(_("source read on"), null=True, blank=True)
+    read_on = read_on_field()
     from_seed = models.BooleanField(
         _("in the seed articles' fault tables"), default=False, editable=False
     )
@@ -163,9 +162,7 @@ class FaultEntry(VersionedRecord):
             models.CheckConstraint(
                 condition=~Q(title_en="") | ~Q(title_zh=""), name="faultentry_has_title"
             ),
-            models.CheckConstraint(
-                condition=Q(weight__gte=1, weight__lte=100), name="faultentry_weight_1_100"
-            ),
+            WEIGHT.rule("faultentry_weight_1_100", "weight"),
             models.CheckConstraint(
                 condition=Q(team__isnull=False)
                 | (~Q(reference_key="") & ~Q(source="") & ~Q(title_en="") & ~Q(title_zh="")),
@@ -215,10 +212,6 @@ class FaultEntry(VersionedRecord):
     @property
     def xid_list(self) -> list[int]:
         return [int(code) for code in self.xid_codes.split()]
-
-    @property
-    def source_url(self) -> str | None:
-        return self.source if self.source.startswith(URL_SCHEMES) else None
 
     def clean(self) -> None:
         super().clean()

@@ -1,6 +1,5 @@
 """Power feeds into a rack, stated the way an electrician states them."""
 
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -8,8 +7,12 @@ from django.utils.translation import gettext_lazy as _
 from planner.choices import FeedPhase, FeedSupply, FeedType
 from planner.engine.facility import DEFAULT_MAX_UTILISATION_PCT, feed_usable_kw
 from planner.models.base import VersionedRow
-from planner.models.fields import name_rules, version_rule
+from planner.models.fields import Figure, name_rules, parent_link, version_rule
 from planner.models.racks import Rack
+
+# What a form takes for a feed's voltage (V) and amperage (A), and for its utilisation (%).
+RATING = Figure(models.FloatField, 1, 1000)
+UTILISATION_PCT = Figure(models.FloatField, 1, 100)
 
 
 class PowerFeed(VersionedRow):
@@ -26,9 +29,7 @@ class PowerFeed(VersionedRow):
         "max_utilisation",
     )
 
-    rack = models.ForeignKey(
-        Rack, on_delete=models.CASCADE, related_name="feeds", verbose_name=_("rack")
-    )
+    rack = parent_link(Rack, _("rack"), related_name="feeds")
     name = models.CharField(_("name"), max_length=60)
     supply = models.CharField(
         _("supply"), max_length=2, choices=FeedSupply.choices, default=FeedSupply.AC
@@ -36,24 +37,15 @@ class PowerFeed(VersionedRow):
     phase = models.CharField(
         _("phase"), max_length=6, choices=FeedPhase.choices, default=FeedPhase.SINGLE
     )
-    voltage = models.FloatField(
-        _("voltage (V)"),
-        validators=[MinValueValidator(1), MaxValueValidator(1000)],
-        help_text=_("Line to line for three-phase"),
-    )
-    amperage = models.FloatField(
-        _("amperage (A)"), validators=[MinValueValidator(1), MaxValueValidator(1000)]
-    )
+    voltage = RATING.field(_("voltage (V)"), _("Line to line for three-phase"))
+    amperage = RATING.field(_("amperage (A)"))
     feed_type = models.CharField(
         _("type"), max_length=9, choices=FeedType.choices, default=FeedType.PRIMARY
     )
-    max_utilisation = models.FloatField(
+    max_utilisation = UTILISATION_PCT.field(
         _("maximum utilisation (%)"),
+        _("Share of the breaker rating the feed may carry, in percent; 80 is the usual derating"),
         default=DEFAULT_MAX_UTILISATION_PCT,
-        validators=[MinValueValidator(1), MaxValueValidator(100)],
-        help_text=_(
-            "Share of the breaker rating the feed may carry, in percent; 80 is the usual derating"
-        ),
     )
 
     class Meta:
@@ -67,10 +59,7 @@ class PowerFeed(VersionedRow):
                 name="powerfeed_dc_is_single_phase",
                 violation_error_message=_("A DC feed has no phases: choose single-phase."),
             ),
-            models.CheckConstraint(
-                condition=Q(max_utilisation__gte=1, max_utilisation__lte=100),
-                name="powerfeed_utilisation_sane",
-            ),
+            UTILISATION_PCT.rule("powerfeed_utilisation_sane", "max_utilisation"),
             models.CheckConstraint(
                 condition=Q(voltage__gt=0, amperage__gt=0), name="powerfeed_rating_sane"
             ),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -28,6 +30,13 @@ def optional_link(
         on_delete=on_delete,
         related_name=related_name,
         **options,
+    )
+
+
+def parent_link(to: Any, verbose_name: Any, *, related_name: str) -> models.ForeignKey:
+    """The row this one is part of (a rack's feed, a group's rack): it goes when its parent goes."""
+    return models.ForeignKey(
+        to, on_delete=models.CASCADE, related_name=related_name, verbose_name=verbose_name
     )
 
 
@@ -104,3 +113,50 @@ def name_rules(table: str, *, unique_within: str | None = None) -> list[models.B
         )
     rules.append(models.CheckConstraint(condition=~Q(name=""), name=f"{table}_has_name"))
     return rules
+
+
+def source_field(help_text: Any, **options: Any) -> models.CharField:
+    """Where a row's figures or advice come from: a URL, or a reference a person can follow."""
+    return models.CharField(_("source"), max_length=500, help_text=help_text, **options)
+
+
+def read_on_field(**options: Any) -> models.DateField:
+    """The day someone last read a row's source; empty when nobody said."""
+    return models.DateField(_("source read on"), null=True, blank=True, **options)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A kind of figure rows state (a rack's power in kW, a price's depreciation in years): its
+    field, and the range a form takes, `low` to `high`, which the database rule keeps too.
+    `above`, where given, is the rule's looser lower bound: a form asks for at least 0.1 kW,
+    the database holds any figure above 0."""
+
+    field_class: type[models.Field]
+    low: float
+    high: float
+    above: float | None = None
+
+    def field(self, verbose_name: Any, help_text: Any = "", **options: Any) -> models.Field:
+        """The field of a figure every row states."""
+        return self.field_class(
+            verbose_name,
+            validators=[MinValueValidator(self.low), MaxValueValidator(self.high)],
+            help_text=help_text,
+            **options,
+        )
+
+    def optional(self, verbose_name: Any, help_text: Any = "", **options: Any) -> models.Field:
+        """The field of a figure a row may leave empty."""
+        return self.field(verbose_name, help_text, null=True, blank=True, **options)
+
+    def rule(self, name: str, field: str, *, optional: bool = False) -> models.CheckConstraint:
+        """The rule that keeps `field` within the range; an `optional` one may be empty."""
+        if self.above is not None:
+            bounds = {f"{field}__gt": self.above, f"{field}__lte": self.high}
+        else:
+            bounds = {f"{field}__gte": self.low, f"{field}__lte": self.high}
+        condition = Q(**bounds)
+        if optional:
+            condition = Q(**{f"{field}__isnull": True}) | condition
+        return models.CheckConstraint(condition=condition, name=name)

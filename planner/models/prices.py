@@ -13,18 +13,21 @@ reads. One table holds both kinds:
 Electricity and PUE are not here: they belong to a site."""
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
+from django.core.validators import MinValueValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
-from planner.models.base import VersionedRecord
+from planner.models.base import URL_SCHEMES, Sourced, VersionedRecord
 from planner.models.fields import (
+    Figure,
     optional_link,
+    read_on_field,
     reference_key_field,
     reference_key_rules,
+    source_field,
     team_link,
     version_rule,
 )
@@ -33,10 +36,15 @@ from planner.models.fields import (
 MAX_DEPRECIATION_YEARS = 15
 # The largest servers hold 16 cards and a rack-scale slice 72; more per instance is a typo.
 MAX_ACCELERATORS_PER_INSTANCE = 128
+# Support and maintenance per year, as a share of the price.
+SUPPORT_SHARE = Figure(models.DecimalField, 0, 1)
+DEPRECIATION_YEARS = Figure(models.PositiveSmallIntegerField, 1, MAX_DEPRECIATION_YEARS)
+ACCELERATORS_PER_INSTANCE = Figure(
+    models.PositiveSmallIntegerField, 1, MAX_ACCELERATORS_PER_INSTANCE
+)
 # Up to ten billion in the currency, to a millionth: cloud price lists give hourly rates to six
 # decimals (AWS: 21.957642 per p4d.24xlarge-hour, 2.744705 per A100-hour).
 AMOUNT_DIGITS, AMOUNT_DECIMALS = 16, 6
-URL_SCHEMES = ("http://", "https://")
 
 # What each item names. Accelerators, bare servers and systems are catalog rows; network items
 # a catalog fabric or a free-text name (a cable SKU); racks only a name.
@@ -55,7 +63,7 @@ def _item_rule(item_kinds, condition: Q, name: str, message: str) -> models.Chec
     )
 
 
-class Price(VersionedRecord):
+class Price(VersionedRecord, Sourced):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
 
@@ -127,33 +135,17 @@ class Price(VersionedRecord):
         blank=True,
         help_text=_("The last day the price holds; empty when the source gives none"),
     )
-    source = models.CharField(
-        _("source"),
-        max_length=500,
-        help_text=_("A URL, or “quote from <vendor>, ref <number>”"),
-    )
-    read_on = models.DateField(
-        _("source read on"),
-        null=True,
-        blank=True,
-        help_text=_("The day someone last read the source"),
-    )
+    source = source_field(_("A URL, or “quote from <vendor>, ref <number>”"))
+    read_on = read_on_field(help_text=_("The day someone last read the source"))
     notes = models.TextField(_("notes"), blank=True)
-    support_share_per_year = models.DecimalField(
+    support_share_per_year = SUPPORT_SHARE.optional(
         _("support per year (share of price)"),
+        _("Purchase: support and maintenance per year, as a share of the price, 0-1"),
         max_digits=5,
         decimal_places=4,
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text=_("Purchase: support and maintenance per year, as a share of the price, 0-1"),
     )
-    depreciation_years = models.PositiveSmallIntegerField(
-        _("depreciation (years)"),
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(1), MaxValueValidator(MAX_DEPRECIATION_YEARS)],
-        help_text=_("Purchase: years over which it is written off, 1-15"),
+    depreciation_years = DEPRECIATION_YEARS.optional(
+        _("depreciation (years)"), _("Purchase: years over which it is written off, 1-15")
     )
     provider = models.CharField(
         _("provider"),
@@ -175,12 +167,9 @@ class Price(VersionedRecord):
         blank=True,
         help_text=_("Rent: the instance type or offer, e.g. p5.48xlarge"),
     )
-    accelerators_per_instance = models.PositiveSmallIntegerField(
+    accelerators_per_instance = ACCELERATORS_PER_INSTANCE.optional(
         _("accelerators per instance"),
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(1), MaxValueValidator(MAX_ACCELERATORS_PER_INSTANCE)],
-        help_text=_("Rent: the instance costs this many times the amount per hour"),
+        _("Rent: the instance costs this many times the amount per hour"),
     )
     team = team_link(
         "prices",
@@ -270,23 +259,14 @@ class Price(VersionedRecord):
                 _("A rack price names the rack in the item name."),
             ),
             models.CheckConstraint(condition=Q(amount__gte=0), name="price_amount_non_negative"),
-            models.CheckConstraint(
-                condition=Q(support_share_per_year__isnull=True)
-                | Q(support_share_per_year__gte=0, support_share_per_year__lte=1),
-                name="price_support_share_within_0_1",
+            SUPPORT_SHARE.rule(
+                "price_support_share_within_0_1", "support_share_per_year", optional=True
             ),
-            models.CheckConstraint(
-                condition=Q(depreciation_years__isnull=True)
-                | Q(depreciation_years__gte=1, depreciation_years__lte=MAX_DEPRECIATION_YEARS),
-                name="price_depreciation_years_sane",
+            DEPRECIATION_YEARS.rule(
+                "price_depreciation_years_sane", "depreciation_years", optional=True
             ),
-            models.CheckConstraint(
-                condition=Q(accelerators_per_instance__isnull=True)
-                | Q(
-                    accelerators_per_instance__gte=1,
-                    accelerators_per_instance__lte=MAX_ACCELERATORS_PER_INSTANCE,
-                ),
-                name="price_accelerators_per_instance_sane",
+            ACCELERATORS_PER_INSTANCE.rule(
+                "price_accelerators_per_instance_sane", "accelerators_per_instance", optional=True
             ),
             models.CheckConstraint(
                 condition=Q(valid_until__isnull=True) | Q(valid_until__gte=F("price_date")),
@@ -322,11 +302,6 @@ class Price(VersionedRecord):
         elif item is not None and self.item_name and self.item_kind in NETWORK_ITEMS:
             label = f"{label}: {self.item_name}"
         return label or "—"
-
-    @property
-    def source_url(self) -> str | None:
-        """The source when it is a link; a quote reference is not."""
-        return self.source if self.source.startswith(URL_SCHEMES) else None
 
     def clean(self) -> None:
         super().clean()

@@ -15,23 +15,54 @@ from planner.choices import (
     Visibility,
 )
 from planner.models.base import VersionedRecord
-from planner.models.fields import name_rules, version_field, version_rule
+from planner.models.fields import (
+    Figure,
+    name_rules,
+    parent_link,
+    team_link,
+    version_field,
+    version_rule,
+)
 
 # Sane bounds: the densest AI racks today (GB200 NVL72) draw ~130 kW; racks are at most ~60U;
 # floor loading rarely allows more than ~2,000 kg per rack; inlet air outside 5-45 °C is
-# outside every ASHRAE class.
+# outside every ASHRAE class; a row of more than 10,000 racks is a typo.
 MAX_RACK_KW = 250
 MAX_RACK_UNITS = 60
 MAX_RACK_KG = 5000
 INLET_RANGE_C = (5, 45)
+MAX_RACKS_PER_GROUP = 10000
+
+# A rack's limits. Forms ask for at least 0.1 kW and 1 kg; the database holds any positive figure.
+RACK_UNITS = Figure(models.PositiveSmallIntegerField, 1, MAX_RACK_UNITS)
+RACK_KW = Figure(models.FloatField, 0.1, MAX_RACK_KW, above=0)
+RACK_KG = Figure(models.FloatField, 1, MAX_RACK_KG, above=0)
+RACKS_PER_GROUP = Figure(models.PositiveIntegerField, 1, MAX_RACKS_PER_GROUP)
+INLET_C = Figure(models.FloatField, *INLET_RANGE_C)
+# Facility power over IT power: never below 1; above 3 is a typo, not a data centre.
+PUE = Figure(models.FloatField, 1.0, 3.0)
+# Which field holds each limit and what its rule is named after. A rack group states them for
+# all its racks; a rack states its own only where it differs from its group.
+RACK_LIMITS = (
+    ("units", RACK_UNITS, "units"),
+    ("power_kw", RACK_KW, "power"),
+    ("cooling_kw", RACK_KW, "cooling"),
+    ("max_kg", RACK_KG, "weight"),
+)
+
+
+def rack_limit_rules(table: str, *, optional: bool = False) -> list[models.BaseConstraint]:
+    """The rules that keep a rack's limits sane; `optional` ones may be empty."""
+    return [
+        figure.rule(f"{table}_{rule}_sane", field, optional=optional)
+        for field, figure, rule in RACK_LIMITS
+    ]
 
 
 class Site(VersionedRecord):
     """A data centre or machine room: where the racks are, what power costs there."""
 
-    team = models.ForeignKey(
-        "accounts.Team", on_delete=models.PROTECT, related_name="sites", verbose_name=_("team")
-    )
+    team = team_link("sites")
     visibility = models.CharField(
         _("visibility"), max_length=8, choices=Visibility.choices, default=Visibility.TEAM
     )
@@ -47,11 +78,7 @@ class Site(VersionedRecord):
         validators=[MinValueValidator(0), MaxValueValidator(100)],
         help_text=_("In the site's currency"),
     )
-    pue = models.FloatField(
-        _("PUE"),
-        validators=[MinValueValidator(1.0), MaxValueValidator(3.0)],
-        help_text=_("Facility power / IT power, 1.0-3.0"),
-    )
+    pue = PUE.field(_("PUE"), _("Facility power / IT power, 1.0-3.0"))
     notes = models.TextField(_("notes"), blank=True)
 
     detail_view = "planner:site_detail"
@@ -62,7 +89,7 @@ class Site(VersionedRecord):
         ordering = ["name"]
         constraints = [
             *name_rules("site", unique_within="team"),
-            models.CheckConstraint(condition=Q(pue__gte=1.0, pue__lte=3.0), name="site_pue_sane"),
+            PUE.rule("site_pue_sane", "pue"),
             models.CheckConstraint(
                 condition=Q(electricity_price_per_kwh__gte=0), name="site_price_non_negative"
             ),
@@ -92,37 +119,20 @@ class RackGroup(models.Model):
         "fabrics",
     )
 
-    site = models.ForeignKey(
-        Site, on_delete=models.CASCADE, related_name="rack_groups", verbose_name=_("site")
-    )
+    site = parent_link(Site, _("site"), related_name="rack_groups")
     name = models.CharField(_("name"), max_length=120)
-    count = models.PositiveIntegerField(
-        _("racks"), validators=[MinValueValidator(1), MaxValueValidator(10000)]
-    )
-    power_kw = models.FloatField(
-        _("usable power per rack (kW)"),
-        validators=[MinValueValidator(0.1), MaxValueValidator(MAX_RACK_KW)],
-        help_text=_("With A/B feeds, what one feed carries"),
+    count = RACKS_PER_GROUP.field(_("racks"))
+    power_kw = RACK_KW.field(
+        _("usable power per rack (kW)"), _("With A/B feeds, what one feed carries")
     )
     feeds = models.CharField(_("feeds"), max_length=8, choices=Feeds.choices, default=DEFAULT_FEEDS)
-    cooling_kw = models.FloatField(
-        _("cooling per rack (kW)"),
-        validators=[MinValueValidator(0.1), MaxValueValidator(MAX_RACK_KW)],
-    )
+    cooling_kw = RACK_KW.field(_("cooling per rack (kW)"))
     cooling = models.CharField(
         _("cooling"), max_length=8, choices=RackCooling.choices, default=RackCooling.ROOM_AIR
     )
-    units = models.PositiveSmallIntegerField(
-        _("usable U"), validators=[MinValueValidator(1), MaxValueValidator(MAX_RACK_UNITS)]
-    )
-    max_kg = models.FloatField(
-        _("maximum load (kg)"), validators=[MinValueValidator(1), MaxValueValidator(MAX_RACK_KG)]
-    )
-    inlet_c = models.FloatField(
-        _("inlet air (°C)"),
-        default=25,
-        validators=[MinValueValidator(INLET_RANGE_C[0]), MaxValueValidator(INLET_RANGE_C[1])],
-    )
+    units = RACK_UNITS.field(_("usable U"))
+    max_kg = RACK_KG.field(_("maximum load (kg)"))
+    inlet_c = INLET_C.field(_("inlet air (°C)"), default=25)
     liquid_loops = models.BooleanField(_("liquid cooling loops"), default=False)
     fabrics = models.ManyToManyField(
         "catalog.Fabric", blank=True, related_name="rack_groups", verbose_name=_("fabrics offered")
@@ -137,26 +147,9 @@ class RackGroup(models.Model):
         ordering = ["site", "name"]
         constraints = [
             *name_rules("rackgroup", unique_within="site"),
-            models.CheckConstraint(
-                condition=Q(count__gte=1, count__lte=10000), name="rackgroup_count_sane"
-            ),
-            models.CheckConstraint(
-                condition=Q(power_kw__gt=0, power_kw__lte=MAX_RACK_KW), name="rackgroup_power_sane"
-            ),
-            models.CheckConstraint(
-                condition=Q(cooling_kw__gt=0, cooling_kw__lte=MAX_RACK_KW),
-                name="rackgroup_cooling_sane",
-            ),
-            models.CheckConstraint(
-                condition=Q(units__gte=1, units__lte=MAX_RACK_UNITS), name="rackgroup_units_sane"
-            ),
-            models.CheckConstraint(
-                condition=Q(max_kg__gt=0, max_kg__lte=MAX_RACK_KG), name="rackgroup_weight_sane"
-            ),
-            models.CheckConstraint(
-                condition=Q(inlet_c__gte=INLET_RANGE_C[0], inlet_c__lte=INLET_RANGE_C[1]),
-                name="rackgroup_inlet_sane",
-            ),
+            RACKS_PER_GROUP.rule("rackgroup_count_sane", "count"),
+            *rack_limit_rules("rackgroup"),
+            INLET_C.rule("rackgroup_inlet_sane", "inlet_c"),
             models.CheckConstraint(
                 condition=~Q(cooling=RackCooling.LIQUID) | Q(liquid_loops=True),
                 name="rackgroup_liquid_cooling_has_loops",
