@@ -83,16 +83,29 @@ def create_docs(
     description: str,
     request: Any,
     responses: dict[int, Any],
+    invalid: str,
     forbidden: OpenApiResponse,
+    location: str | None = None,
+    parameters: list | None = None,
     **options: Any,
 ) -> Any:
-    """extend_schema for a POST that makes (or queues) a row: `responses` with the 401 and 403
-    every planner write answers, in status order."""
-    every = {**responses, 401: UNAUTHENTICATED, 403: forbidden}
+    """extend_schema for a POST that makes (or queues) a row: `responses` with the 400 of a
+    question the engine finds wrong (`invalid` says what it names) and the 401 and 403 every
+    planner write answers, in status order; `location` describes the Location header of its
+    successful answers."""
+    every = {
+        **responses,
+        400: field_errors_response(invalid),
+        401: UNAUTHENTICATED,
+        403: forbidden,
+    }
+    successes = [code for code in sorted(responses) if 200 <= code < 300]
+    headers = [location_header(location, statuses=successes)] if location else []
     return extend_schema(
         summary=summary,
         description=description,
         request=request,
+        parameters=[*headers, *(parameters or [])] or None,
         responses=dict(sorted(every.items())),
         **options,
     )
@@ -124,6 +137,31 @@ def one_docs(*, summary: str, serializer: Any, not_found: OpenApiResponse) -> An
     return extend_schema(
         summary=summary, responses={200: serializer, 401: UNAUTHENTICATED, 404: not_found}
     )
+
+
+def collection_docs(tag: str, *, summary: str, post: Any) -> Callable[[type], type]:
+    """A list view's docs: GET of its rows, as its `serializer_class` writes each, and the
+    `post` (create_docs) that adds one."""
+
+    def decorate(view: type) -> type:
+        get = list_docs(summary=summary, serializer=view.serializer_class)  # type: ignore[attr-defined]
+        return documented(tag, get=get, post=post)(view)
+
+    return decorate
+
+
+def row_docs(
+    tag: str, *, summary: str, not_found: OpenApiResponse, **operations: Any
+) -> Callable[[type], type]:
+    """A detail view's docs: GET of one row as its `serializer_class` writes it (404 when the
+    user may not see it), and any other `operations` (`delete=extend_schema(...)`)."""
+
+    def decorate(view: type) -> type:
+        serializer = view.serializer_class  # type: ignore[attr-defined]
+        get = one_docs(summary=summary, serializer=serializer, not_found=not_found)
+        return documented(tag, get=get, **operations)(view)
+
+    return decorate
 
 
 def field_errors(exc: RequestError) -> Response:

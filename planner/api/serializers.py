@@ -86,6 +86,18 @@ class ParentRowMixin:
         return parent
 
 
+def catalog_slug_field(queryset: QuerySet, help_text: str, *, many: bool = False):
+    """An optional link to catalog rows by their slugs: one, or null for none; with `many`, a
+    list, empty for none."""
+    if many:
+        return serializers.SlugRelatedField(
+            many=True, slug_field="slug", queryset=queryset, required=False, help_text=help_text
+        )
+    return serializers.SlugRelatedField(
+        slug_field="slug", queryset=queryset, allow_null=True, required=False, help_text=help_text
+    )
+
+
 def _json_name(types: tuple[type, ...]) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array"}[
         types[-1]

@@ -2,13 +2,14 @@
 and write, If-Match on every change (428 without it, 412 when stale), If-None-Match on reads
 (304), each row's history, and a service's refusals as 400 or 409 instead of a 500.
 
-A versioned feature's ModelViewSet takes `VersionedMixin` and `HistoryMixin`, documents its
-actions with `crud_docs`, and wraps its service calls in `service_errors`."""
+A versioned feature's ModelViewSet takes `VersionedMixin` and `HistoryMixin` (or is a
+`RecordViewSet`), is documented with planner.api.record_docs, and wraps its service calls in
+`service_errors`."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -19,12 +20,6 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.utils.http import parse_etags, quote_etag
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import (
-    OpenApiExample,
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-)
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
@@ -34,12 +29,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.settings import api_settings
 
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, FieldErrorsSerializer
-from planner.api.serializers import (
-    ConflictSerializer,
-    HistoryEntrySerializer,
-    PreconditionFailedSerializer,
-)
+from planner.api.serializers import HistoryEntrySerializer
 from planner.api.views import writer_team
 from planner.history import history_of
 from planner.versioning import ConflictError, StaleVersionError
@@ -84,114 +74,21 @@ def service_errors(*, conflict_field: str, conflict_message: str) -> Iterator[No
         raise ValidationError(errors) from None
 
 
-INVALID = OpenApiResponse(
-    FieldErrorsSerializer,
-    description='A field is missing or wrong; the key names it, e.g. {"pue": ["Ensure this '
-    'value is less than or equal to 3.0."]}. Rules across fields come under non_field_errors.',
-)
-CONFLICT = OpenApiResponse(
-    ConflictSerializer,
-    description='Another row already holds the value, e.g. {"field": "name", "detail": "Your '
-    'team already has a site named “Hall A”."}.',
-)
+@contextmanager
+def refused_deletion() -> Iterator[None]:
+    """A delete the service refuses (other rows still use this one) as 409 with its reason,
+    naming no field."""
+    try:
+        yield
+    except ConflictError as exc:
+        raise conflict(field=None, message=str(exc)) from None
+    except DjangoValidationError as exc:
+        raise conflict(field=None, message=" ".join(exc.messages)) from None
 
 
-PRECONDITION_FAILED = OpenApiResponse(
-    PreconditionFailedSerializer,
-    description="If-Match names a version that is no longer current: someone else changed or "
-    "deleted the row after you read it. Nothing was written; the ETag header and "
-    "current_etag name the version now. Read it again, re-apply your change, and retry.",
-)
-PRECONDITION_REQUIRED = OpenApiResponse(
-    DetailSerializer,
-    description="The write had no If-Match header. Every change names the version it was made "
-    "from, so it can never overwrite a change you have not seen.",
-)
-NOT_MODIFIED = OpenApiResponse(
-    description="If-None-Match names the current ETag: your copy is still current. No body."
-)
-
-
-def etag_header(noun: str, codes: list[int]) -> OpenApiParameter:
-    return OpenApiParameter(
-        "ETag",
-        str,
-        OpenApiParameter.HEADER,
-        response=codes,
-        description=f"A strong tag for this version of the {noun}; send it in If-Match to change "
-        "or delete it. It changes on every write, and whenever anything in the body changes.",
-    )
-
-
-def if_match_header(noun: str, example: str) -> OpenApiParameter:
-    return OpenApiParameter(
-        "If-Match",
-        str,
-        OpenApiParameter.HEADER,
-        required=True,
-        examples=[OpenApiExample("ETag from a GET", value=example)],
-        description=f"The ETag of the {noun} as you last read it (from GET or from your previous "
-        "write). Without it the answer is 428, with a stale one 412; in both cases nothing "
-        "is written.",
-    )
-
-
-def crud_docs(
-    serializer,
-    *,
-    noun: str,
-    etag_example: str,
-    forbidden: OpenApiResponse,
-    not_found: OpenApiResponse,
-    delete_conflicts: bool = False,
-) -> dict:
-    """extend_schema for each action of a ModelViewSet with the history action; `forbidden`
-    and `not_found` say who may write and what is hidden from whom."""
-    history = extend_schema(
-        summary=f"Versions of one {noun}, newest first",
-        parameters=[
-            OpenApiParameter("page", int, description="A page number within the versions."),
-            OpenApiParameter("page_size", int, description="Versions per page, at most 200."),
-        ],
-        responses={200: HistoryEntrySerializer(many=True), 401: UNAUTHENTICATED, 404: not_found},
-    )
-    write = {400: INVALID, 401: UNAUTHENTICATED, 403: forbidden, 409: CONFLICT}
-    guarded = {404: not_found, 412: PRECONDITION_FAILED, 428: PRECONDITION_REQUIRED}
-    destroy = {204: None, 401: UNAUTHENTICATED, 403: forbidden, **guarded}
-    if delete_conflicts:
-        destroy[409] = CONFLICT
-    if_match = if_match_header(noun, etag_example)
-    guarded_write = {
-        "parameters": [if_match, etag_header(noun, [200, 412])],
-        "responses": {200: serializer, **write, **guarded},
-    }
-    return {
-        "list": extend_schema(
-            summary=f"{noun.capitalize()}s you can see",
-            responses={200: serializer(many=True), 400: INVALID, 401: UNAUTHENTICATED},
-        ),
-        "retrieve": extend_schema(
-            parameters=[
-                OpenApiParameter(
-                    "If-None-Match",
-                    str,
-                    OpenApiParameter.HEADER,
-                    description="An ETag you hold: 304 with no body while it is current.",
-                ),
-                etag_header(noun, [200, 304]),
-            ],
-            responses={200: serializer, 304: NOT_MODIFIED, 401: UNAUTHENTICATED, 404: not_found},
-        ),
-        "create": extend_schema(
-            parameters=[etag_header(noun, [201])], responses={201: serializer, **write}
-        ),
-        "update": extend_schema(**guarded_write),
-        "partial_update": extend_schema(**guarded_write),
-        "destroy": extend_schema(
-            parameters=[if_match, etag_header(noun, [412])], responses=destroy
-        ),
-        "history": history,
-    }
+def etag_kind(noun: str) -> str:
+    """How an ETag names a row's kind: its noun, hyphenated ("rack-group")."""
+    return noun.replace(" ", "-")
 
 
 def representation_etag(kind: str, data: Mapping) -> str:
@@ -224,7 +121,7 @@ class VersionedMixin:
 
     @property
     def etag_kind(self) -> str:
-        return self.noun.replace(" ", "-")
+        return etag_kind(self.noun)
 
     def shown(self, instance) -> tuple[Mapping, str]:
         data = self.get_serializer(instance).data
@@ -391,6 +288,13 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
     conflict_field = "non_field_errors"
     conflict_message = _("Another change got in first; read the row again and retry.")
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # DRF and the OpenAPI document take the model from `queryset`; the rows themselves
+        # are read per request (get_queryset), so the class holds none of them.
+        if "serializer_class" in cls.__dict__:
+            cls.queryset = cls.serializer_class.Meta.model.objects.none()
+
     def get_queryset(self) -> QuerySet:
         return self.rows.read("visible_to", self.request.user)
 
@@ -422,17 +326,34 @@ class RecordViewSet(VersionedMixin, HistoryMixin, viewsets.ModelViewSet):
             self.rows.write(self.rows.delete, **self.rows.row_args(instance, self.request.user))
 
 
+@dataclass(frozen=True)
+class SavedRows:
+    """A record saved whole by its feature's services: the selector of the rows a user reads,
+    `save(<row_arg>=row, **m2m)` for a row built from the body, new or changed, and
+    `delete(<row_arg>=row)`."""
+
+    visible_to: Callable[[Any], QuerySet]
+    save: Callable[..., Any]
+    delete: Callable[..., Any]
+    row_arg: str
+
+
 class ServiceRecordViewSet(RecordViewSet):
     """A record whose creates and updates build the row from the validated body and hand it to
-    the feature's save service (`save_row`); the many-to-many fields named in `m2m_fields` go
-    to the service beside it. A value another row holds is a 409 with `conflict_message(row)`
-    beside `conflict_field`."""
+    the feature's save service (`rows`, or an own `save_row`); the many-to-many fields named in
+    `m2m_fields` go to the service beside it. A value another row holds is a 409 with
+    `conflict_message(row)` beside `conflict_field`; a delete the service refuses, a 409 with
+    its reason."""
 
+    rows: SavedRows  # type: ignore[assignment]
     m2m_fields: tuple[str, ...] = ()
     conflict_field = "name"
 
+    def get_queryset(self) -> QuerySet:
+        return self.rows.visible_to(self.request.user)
+
     def save_row(self, row, *, created: bool, **m2m):
-        raise NotImplementedError
+        return self.rows.save(**{self.rows.row_arg: row}, **m2m)
 
     def conflict_message(self, row) -> str:
         raise NotImplementedError
@@ -461,3 +382,7 @@ class ServiceRecordViewSet(RecordViewSet):
         for name, value in data.items():
             setattr(row, name, value)
         self._write(serializer, row, m2m, created=False)
+
+    def perform_destroy(self, instance) -> None:
+        with refused_deletion():
+            self.rows.delete(**{self.rows.row_arg: instance})

@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils.translation import gettext as _
 from rest_framework import generics
 from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 from accounts.permissions import PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
+from planner.api.responses import created
 
 
 # Rows come from the feature's selector `visible_to(user)`, so a row the user may not see is a
@@ -28,9 +32,24 @@ class VisibleRowsMixin:
 
 
 # A feature's list of visible rows that a JSON POST adds to; a hostile body is a 400 naming
-# where it goes wrong (no docstring, as above).
+# where it goes wrong. `make(request)` calls the feature's service and gives the row and the
+# status to answer with; the answer is the row as `answer_serializer` writes it, at
+# `detail_view` (planner.api.responses.created). No docstring, as above.
 class VisibleListCreateView(VisibleRowsMixin, generics.ListCreateAPIView):
     parser_classes = [StrictJSONParser]
+    answer_serializer: type[Serializer]
+    detail_view: str  # the route of one row, e.g. "plan-detail"
+
+    def make(self, request: Request) -> tuple[Model, int]:
+        raise NotImplementedError
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        context = self.get_serializer_context()
+        return created(
+            lambda: self.make(request),
+            serialize=lambda row: self.answer_serializer(row, context=context).data,
+            detail_view=self.detail_view,
+        )
 
 
 def writer_team(request: Any) -> Any:

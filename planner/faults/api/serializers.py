@@ -5,7 +5,7 @@ answer the same errors."""
 from rest_framework import serializers
 
 from catalog.models import Accelerator
-from planner.api.serializers import JsonTypesMixin
+from planner.api.serializers import JsonTypesMixin, catalog_slug_field
 from planner.choices import FaultCategory, FaultLink
 from planner.faults.selectors import MAX_TEXT_CHARS
 from planner.models import FaultEntry, FaultIncident
@@ -38,12 +38,8 @@ class FaultEntrySerializer(JsonTypesMixin, serializers.ModelSerializer):
 
 
 class FaultIncidentSerializer(JsonTypesMixin, serializers.ModelSerializer):
-    accelerator = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=Accelerator.objects.all(),
-        allow_null=True,
-        required=False,
-        help_text="Catalog slug of the accelerator it happened on",
+    accelerator = catalog_slug_field(
+        Accelerator.objects.all(), "Catalog slug of the accelerator it happened on"
     )
 
     class Meta:

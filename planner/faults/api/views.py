@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import AnyRole, PlannerWrites
 from accounts.services import user_team
 from config.json_input import StrictJSONParser
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import INVALID, EditableRowsOnly, RecordRows, RecordViewSet, crud_docs
+from planner.api.record_docs import INVALID, record_docs
+from planner.api.responses import UNAUTHENTICATED, detail_response, documented
+from planner.api.versioned import EditableRowsOnly, RecordRows, RecordViewSet
 from planner.faults import selectors, services
 from planner.faults.api.serializers import (
     DiagnoseRequestSerializer,
@@ -25,7 +26,7 @@ from planner.faults.api.serializers import (
 )
 from planner.faults.filtersets import FaultEntryFilterSet
 from planner.faults.selectors import diagnosis_json, fault_diagnosis, fault_entry_visible_to
-from planner.models import FaultEntry, FaultIncident, Site
+from planner.models import Site
 
 XID_79 = (
     "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
@@ -73,31 +74,18 @@ class DiagnoseView(APIView):
         return Response(diagnosis_json(diagnosis, absolute=request.build_absolute_uri))
 
 
-ENTRY_FORBIDDEN = OpenApiResponse(
-    DetailSerializer,
-    description="Your role may not write (writes need planner), or the entry is the guide's.",
+ENTRY_FORBIDDEN = detail_response(
+    "Your role may not write (writes need planner), or the entry is the guide's."
 )
-ENTRY_NOT_FOUND = OpenApiResponse(
-    DetailSerializer, description="No such entry, or it belongs to another team."
-)
+ENTRY_NOT_FOUND = detail_response("No such entry, or it belongs to another team.")
 
 
-@documented(
-    "faults",
-    **crud_docs(
-        FaultEntrySerializer,
-        noun="fault entry",
-        etag_example='"faultentry-7-v2-5c1d8e0a9b3f"',
-        forbidden=ENTRY_FORBIDDEN,
-        not_found=ENTRY_NOT_FOUND,
-    ),
-)
+@record_docs("faults", forbidden=ENTRY_FORBIDDEN, not_found=ENTRY_NOT_FOUND)
 class FaultEntryViewSet(RecordViewSet):
     """The fault guide (shipped, every team reads it) and your team's own entries: the lines
     that betray a fault, its symptoms, likely causes, checks and fixes. Everyone reads;
     planners write their team's entries. The list takes the guide page's filters."""
 
-    queryset = FaultEntry.objects.none()  # per request: get_queryset
     serializer_class = FaultEntrySerializer
     permission_classes = [PlannerWrites, EditableOnly]
     filterset_class = FaultEntryFilterSet
@@ -105,29 +93,15 @@ class FaultEntryViewSet(RecordViewSet):
     rows = RecordRows(selectors, services, "fault_entry", row_arg="entry")
 
 
-INCIDENT_FORBIDDEN = OpenApiResponse(
-    DetailSerializer, description="Your role may not write (writes need planner)."
-)
-INCIDENT_NOT_FOUND = OpenApiResponse(
-    DetailSerializer, description="No such incident, or it belongs to another team."
-)
+INCIDENT_FORBIDDEN = detail_response("Your role may not write (writes need planner).")
+INCIDENT_NOT_FOUND = detail_response("No such incident, or it belongs to another team.")
 
 
-@documented(
-    "faults",
-    **crud_docs(
-        FaultIncidentSerializer,
-        noun="fault incident",
-        etag_example='"faultincident-3-v1-5c1d8e0a9b3f"',
-        forbidden=INCIDENT_FORBIDDEN,
-        not_found=INCIDENT_NOT_FOUND,
-    ),
-)
+@record_docs("faults", forbidden=INCIDENT_FORBIDDEN, not_found=INCIDENT_NOT_FOUND)
 class FaultIncidentViewSet(RecordViewSet):
     """Your team's incidents: what happened, when, on which site and hardware, what fixed it.
     Only your team sees them; planners write them. Each is kept with its history."""
 
-    queryset = FaultIncident.objects.none()
     serializer_class = FaultIncidentSerializer
     permission_classes = [PlannerWrites, EditableOnly]
     noun = "fault incident"

@@ -29,14 +29,12 @@ from accounts.permissions import PlannerWrites, PlanWrites
 from accounts.services import user_team
 from planner.api.responses import (
     UNAUTHENTICATED,
+    collection_docs,
     create_docs,
-    created,
     detail_response,
-    documented,
     field_errors_example,
     field_errors_response,
-    list_docs,
-    one_docs,
+    row_docs,
 )
 from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.engine.contract.answers import CandidatePage, RankedCandidate
@@ -65,10 +63,6 @@ FORBIDDEN = detail_response(
     "Your role may not create plans (planner or facility), or you have no team."
 )
 NOT_FOUND = detail_response("No such plan in your team.")
-BAD_FIELD = field_errors_response(
-    'A field is missing or wrong; the key names it, e.g. {"workload.model": '
-    '["..."]}, {"budget.capex": ["..."]} or {"site_id": ["..."]}.'
-)
 EXAMPLES = [
     OpenApiExample(
         "Pre-train Llama 3 70B in 60 days on 64-512 accelerators",
@@ -139,9 +133,9 @@ def _site(request: Request, data: Any):
     return site
 
 
-@documented(
+@collection_docs(
     "plans",
-    get=list_docs(summary="Your team's plans, newest first", serializer=PlanSummarySerializer),
+    summary="Your team's plans, newest first",
     post=create_docs(
         summary="Rank every build for a workload, a site and a budget",
         description="Every accelerator x server x count the filters allow is estimated, fitted "
@@ -151,10 +145,9 @@ def _site(request: Request, data: Any):
         "constraint (memory, racks, budget, deadline, latency, rate) under `rejected`. "
         "Planners, facility people and admins.",
         request=PlanRequest,
-        responses={
-            201: OpenApiResponse(PlanSerializer, description="Ranked and saved."),
-            400: BAD_FIELD,
-        },
+        responses={201: OpenApiResponse(PlanSerializer, description="Ranked and saved.")},
+        invalid='A field is missing or wrong; the key names it, e.g. {"workload.model": '
+        '["..."]}, {"budget.capex": ["..."]} or {"site_id": ["..."]}.',
         forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
@@ -166,8 +159,10 @@ class PlanListView(VisibleListCreateView):
     serializer_class = PlanSummarySerializer
     visible_to = staticmethod(plans_with_team_visible_to)
     throttle_scope = "compute"  # POST ranks every build
+    answer_serializer = PlanSerializer
+    detail_view = "plan-detail"
 
-    def create(self, request, *args, **kwargs) -> Response:
+    def make(self, request) -> tuple[Plan, int]:
         team = user_team(request.user)
         if team is None:
             raise PermissionDenied(_("Your account belongs to no team."))
@@ -175,23 +170,14 @@ class PlanListView(VisibleListCreateView):
         site = _site(request, data)
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key != "site_id"}
-        return created(
-            lambda: (
-                plan_create(data=data, user=request.user, team=team, site=site),
-                status.HTTP_201_CREATED,
-            ),
-            serialize=lambda plan: PlanSerializer(plan, context=self.get_serializer_context()).data,
-            detail_view="plan-detail",
-        )
+        plan = plan_create(data=data, user=request.user, team=team, site=site)
+        return plan, status.HTTP_201_CREATED
 
 
-@documented(
+@row_docs(
     "plans",
-    get=one_docs(
-        summary="One plan: its question, rejected builds and first page of the ranking",
-        serializer=PlanSerializer,
-        not_found=NOT_FOUND,
-    ),
+    summary="One plan: its question, rejected builds and first page of the ranking",
+    not_found=NOT_FOUND,
 )
 class PlanDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
     serializer_class = PlanSerializer

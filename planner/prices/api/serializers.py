@@ -5,26 +5,20 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Accelerator, Fabric, ServerPlatform
-from planner.api.serializers import JsonTypesMixin
+from planner.api.serializers import JsonTypesMixin, catalog_slug_field
 from planner.models import Price
 from planner.prices.selectors import price_age
 
 
-def _slug_field(queryset, help_text: str) -> serializers.SlugRelatedField:
-    return serializers.SlugRelatedField(
-        slug_field="slug", queryset=queryset, allow_null=True, required=False, help_text=help_text
-    )
-
-
 class PriceSerializer(JsonTypesMixin, serializers.ModelSerializer):
-    accelerator = _slug_field(
+    accelerator = catalog_slug_field(
         Accelerator.objects.all(),
         "Catalog slug of the accelerator priced (accelerator, rent), or of a system's cards",
     )
-    server = _slug_field(
+    server = catalog_slug_field(
         ServerPlatform.objects.all(), "Catalog slug of the server platform (server, system)"
     )
-    fabric = _slug_field(
+    fabric = catalog_slug_field(
         Fabric.objects.all(),
         "Catalog slug of the fabric of a NIC, switch port, cable or transceiver",
     )

@@ -6,42 +6,39 @@ retired, never deleted: DELETE with If-Match retires one, which stays readable."
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
-from planner.api.responses import UNAUTHENTICATED, DetailSerializer, documented
-from planner.api.versioned import (
+from planner.api.record_docs import (
     CONFLICT,
     INVALID,
     PRECONDITION_FAILED,
     PRECONDITION_REQUIRED,
+    etag_header,
+    if_match_header,
+    record_docs,
+)
+from planner.api.responses import UNAUTHENTICATED, detail_response
+from planner.api.versioned import (
     EditableRowsOnly,
     RecordRows,
     RecordViewSet,
-    crud_docs,
-    etag_header,
-    if_match_header,
     representation_etag,
     service_errors,
 )
 from planner.api.views import writer_team
-from planner.models import Price
 from planner.prices import selectors, services
 from planner.prices.api.serializers import PriceSerializer
 from planner.prices.filtersets import PriceFilterSet
 
-FORBIDDEN = OpenApiResponse(
-    DetailSerializer,
-    description="Your role may not write (writes need planner), or the price is a reference "
-    "price (only admins change those: copy it into your team's prices instead).",
+FORBIDDEN = detail_response(
+    "Your role may not write (writes need planner), or the price is a reference price (only "
+    "admins change those: copy it into your team's prices instead)."
 )
-NOT_FOUND = OpenApiResponse(
-    DetailSerializer, description="No such price, or it belongs to another team."
-)
-ETAG_EXAMPLE = '"price-42-v2-5c1d8e0a9b3f"'
+NOT_FOUND = detail_response("No such price, or it belongs to another team.")
 
 
 class PriceEditable(EditableRowsOnly):
@@ -52,19 +49,13 @@ class PriceEditable(EditableRowsOnly):
     open_actions = ("copy",)
 
 
-def _docs() -> dict:
-    docs = crud_docs(
-        PriceSerializer,
-        noun="price",
-        etag_example=ETAG_EXAMPLE,
-        forbidden=FORBIDDEN,
-        not_found=NOT_FOUND,
-    )
-    docs["destroy"] = extend_schema(
+# A price is retired, never deleted, and can be copied: its DELETE and `copy` documented here.
+RETIRE_AND_COPY_DOCS = {
+    "destroy": extend_schema(
         summary="Retire a price: no price book uses it any more; it stays, with its history",
         description="A price is never deleted. Once retired it is still readable by its id "
         "and listed with `status=retired`, but no longer changes; copy it to use it again.",
-        parameters=[if_match_header("price", ETAG_EXAMPLE), etag_header("price", [412])],
+        parameters=[if_match_header("price"), etag_header("price", [412])],
         responses={
             204: None,
             400: INVALID,
@@ -74,8 +65,8 @@ def _docs() -> dict:
             412: PRECONDITION_FAILED,
             428: PRECONDITION_REQUIRED,
         },
-    )
-    docs["copy"] = extend_schema(
+    ),
+    "copy": extend_schema(
         summary="Copy a price (a reference price, say) into your team's prices, with changes",
         description="The body holds the fields to change, e.g. a quote's amount, date and "
         "source; the rest is copied. Answers the new price, owned by your team.",
@@ -89,11 +80,16 @@ def _docs() -> dict:
             404: NOT_FOUND,
             409: CONFLICT,
         },
-    )
-    return docs
+    ),
+}
 
 
-@documented("prices", **_docs())
+@record_docs(
+    "prices",
+    forbidden=FORBIDDEN,
+    not_found=NOT_FOUND,
+    **RETIRE_AND_COPY_DOCS,
+)
 class PriceViewSet(RecordViewSet):
     """Prices with their sources: your team's own (quotes, negotiated rates) and the shipped
     reference list of public prices, which every team reads. Purchase amounts are per unit,
@@ -101,7 +97,6 @@ class PriceViewSet(RecordViewSet):
     only admins change reference prices. The list takes the price page's filters and leaves
     retired prices out unless `status` asks for them. DELETE retires a price; it is kept."""
 
-    queryset = Price.objects.none()  # per request: get_queryset
     serializer_class = PriceSerializer
     permission_classes = [PlannerWrites, PriceEditable]
     filterset_class = PriceFilterSet

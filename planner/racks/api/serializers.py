@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import ServerPlatform
-from planner.api.serializers import JsonTypesMixin, ParentRowMixin
+from planner.api.serializers import JsonTypesMixin, ParentRowMixin, catalog_slug_field
 from planner.models import Equipment, PowerFeed, Rack, RackGroup
 from planner.racks.capacity import rack_limits
 from planner.racks.selectors import rack_editable, rack_visible_to
@@ -87,12 +87,8 @@ class EquipmentSerializer(InRackMixin, JsonTypesMixin, serializers.ModelSerializ
         queryset=Rack.objects.none(),  # narrowed to the racks the user can see
         help_text="Id of a rack of your team; changing it moves the equipment",
     )
-    server = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=ServerPlatform.objects.all(),
-        required=False,
-        allow_null=True,
-        help_text="Slug of a catalog server; null for a free-form device",
+    server = catalog_slug_field(
+        ServerPlatform.objects.all(), "Slug of a catalog server; null for a free-form device"
     )
 
     class Meta:

@@ -19,15 +19,11 @@ from rest_framework.response import Response
 from accounts.permissions import PlannerWrites
 from planner.api.responses import (
     UNAUTHENTICATED,
+    collection_docs,
     create_docs,
-    created,
     detail_response,
-    documented,
     field_errors_example,
-    field_errors_response,
-    list_docs,
-    location_header,
-    one_docs,
+    row_docs,
 )
 from planner.api.views import VisibleListCreateView, VisibleRowsMixin
 from planner.engine.contract.simulation import SimulationRequest
@@ -43,7 +39,6 @@ from planner.simulations.services import simulation_cancel, simulation_start
 
 # --- documentation ---------------------------------------------------------------------------
 
-LOCATION = location_header("The simulation to poll, /api/v1/simulations/{id}/", statuses=[200, 202])
 RETRY_AFTER = OpenApiParameter(
     "Retry-After",
     OpenApiTypes.INT,
@@ -120,25 +115,24 @@ EXAMPLES = [
 # --- views -----------------------------------------------------------------------------------
 
 
-@documented(
+@collection_docs(
     "simulations",
-    get=list_docs(summary="Simulations, newest first", serializer=SimulationSummarySerializer),
+    summary="Simulations, newest first",
     post=create_docs(
         summary="Queue a simulation, or get the run that answers the same question",
         description="202 when queued now (new, or asked again after it failed, timed out or "
         "was cancelled); 200 with the existing row when the same question is queued, running "
         "or done. Either way `Location` names the row to poll.",
         request=SimulationRequest,
-        parameters=[LOCATION, RETRY_AFTER],
+        location="The simulation to poll, /api/v1/simulations/{id}/",
+        parameters=[RETRY_AFTER],
         responses={
             200: OpenApiResponse(SimulationSerializer, description="Already asked: that row."),
             202: OpenApiResponse(SimulationSerializer, description="Queued."),
-            400: field_errors_response(
-                'A field is missing or wrong; the key names it, e.g. {"estimate.'
-                'model": ["..."]} or {"rate_per_s": ["..."]}.'
-            ),
             503: detail_response("The task queue did not answer; nothing is queued. Try again."),
         },
+        invalid='A field is missing or wrong; the key names it, e.g. {"estimate.model": '
+        '["..."]} or {"rate_per_s": ["..."]}.',
         forbidden=FORBIDDEN,
         examples=EXAMPLES,
     ),
@@ -151,26 +145,18 @@ class SimulationListView(VisibleListCreateView):
     serializer_class = SimulationSummarySerializer
     filterset_class = SimulationFilterSet
     throttle_scope = "compute"  # POST queues minutes of CPU
+    answer_serializer = SimulationSerializer
+    detail_view = "simulation-detail"
 
-    def create(self, request, *args, **kwargs) -> Response:
-        def start() -> tuple[Simulation, int]:
-            simulation, queued = simulation_start(data=request.data, user=request.user)
-            return simulation, status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK
-
-        return created(
-            start,
-            serialize=lambda simulation: SimulationSerializer(simulation).data,
-            detail_view="simulation-detail",
-        )
+    def make(self, request) -> tuple[Simulation, int]:
+        simulation, queued = simulation_start(data=request.data, user=request.user)
+        return simulation, status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK
 
 
-@documented(
+@row_docs(
     "simulations",
-    get=one_docs(
-        summary="One simulation: status, progress and, once succeeded, the result",
-        serializer=SimulationSerializer,
-        not_found=NOT_FOUND,
-    ),
+    summary="One simulation: status, progress and, once succeeded, the result",
+    not_found=NOT_FOUND,
     delete=extend_schema(
         summary="Cancel a queued or running simulation",
         description="A running one stops at its next progress report.",

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Fabric
-from planner.api.serializers import JsonTypesMixin, ParentRowMixin
+from planner.api.serializers import JsonTypesMixin, ParentRowMixin, catalog_slug_field
 from planner.models import RackGroup, Site
 from planner.sites.selectors import site_capacity, site_editable_by, site_visible_to
 
@@ -59,12 +59,8 @@ class RackGroupSerializer(ParentRowMixin, JsonTypesMixin, serializers.ModelSeria
         queryset=Site.objects.none(),  # narrowed to the sites the user can see, in get_fields
         help_text="Id of a site of your team",
     )
-    fabrics = serializers.SlugRelatedField(
-        many=True,
-        slug_field="slug",
-        queryset=Fabric.objects.all(),
-        required=False,
-        help_text="Slugs of the catalog fabrics the racks are cabled for",
+    fabrics = catalog_slug_field(
+        Fabric.objects.all(), "Slugs of the catalog fabrics the racks are cabled for", many=True
     )
 
     class Meta:

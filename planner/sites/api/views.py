@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from accounts.permissions import FacilityWrites
-from planner.api.responses import DetailSerializer, documented
+from planner.api.record_docs import record_docs
+from planner.api.responses import detail_response
 from planner.api.versioned import (
     RecordRows,
     RecordViewSet,
+    SavedRows,
     ServiceRecordViewSet,
-    conflict,
-    crud_docs,
+    refused_deletion,
 )
 from planner.models import RackGroup, Site
 from planner.sites import selectors, services
@@ -24,16 +24,12 @@ from planner.sites.api.serializers import RackGroupSerializer, SiteSerializer
 from planner.sites.filtersets import RackGroupFilterSet, SiteFilterSet
 from planner.sites.selectors import rack_group_visible_to, site_editable_by
 from planner.sites.services import rack_group_delete, rack_group_save
-from planner.versioning import ConflictError
 
-FORBIDDEN = OpenApiResponse(
-    DetailSerializer,
-    description="Your role may not write (writes need facility), or the site is another "
-    "team's shared site, which you may read but not change.",
+FORBIDDEN = detail_response(
+    "Your role may not write (writes need facility), or the site is another team's shared "
+    "site, which you may read but not change."
 )
-NOT_FOUND = OpenApiResponse(
-    DetailSerializer, description="No such object, or it belongs to another team's private site."
-)
+NOT_FOUND = detail_response("No such object, or it belongs to another team's private site.")
 
 
 class SiteEditable(BasePermission):
@@ -49,22 +45,11 @@ class SiteEditable(BasePermission):
         return site_editable_by(request.user).filter(pk=site_id).exists()
 
 
-@documented(
-    "sites",
-    **crud_docs(
-        SiteSerializer,
-        noun="site",
-        etag_example='"site-5-v3-1f0c9a2b7d4e"',
-        forbidden=FORBIDDEN,
-        not_found=NOT_FOUND,
-        delete_conflicts=True,
-    ),
-)
+@record_docs("sites", forbidden=FORBIDDEN, not_found=NOT_FOUND, delete_conflicts=True)
 class SiteViewSet(RecordViewSet):
     """Sites: where the racks are and what power costs there. Everyone reads their team's
     sites and the ones other teams share; facility people write their own team's."""
 
-    queryset = Site.objects.none()  # per request: get_queryset
     serializer_class = SiteSerializer
     permission_classes = [FacilityWrites, SiteEditable]
     filterset_class = SiteFilterSet
@@ -76,10 +61,8 @@ class SiteViewSet(RecordViewSet):
         return super().get_queryset().select_related("team")
 
     def perform_destroy(self, instance: Site) -> None:
-        try:
+        with refused_deletion():
             services.site_delete(site=instance)
-        except ConflictError as exc:
-            raise conflict(field=None, message=str(exc)) from None
 
     def conflict_args(self, values, row=None) -> dict[str, str]:
         name = values.get("name", row.name if row is not None else "")
@@ -90,35 +73,22 @@ class SiteViewSet(RecordViewSet):
         }
 
 
-@documented(
-    "rack-groups",
-    **crud_docs(
-        RackGroupSerializer,
-        noun="rack group",
-        etag_example='"rack-group-12-v4-9b2e61c0d5a3"',
-        forbidden=FORBIDDEN,
-        not_found=NOT_FOUND,
-    ),
-)
+@record_docs("rack-groups", forbidden=FORBIDDEN, not_found=NOT_FOUND)
 class RackGroupViewSet(ServiceRecordViewSet):
     """Rows of identical racks: what each rack can power, cool, hold and carry. Writes need
     the facility role and a site of your own team."""
 
-    queryset = RackGroup.objects.none()  # per request: get_queryset
     serializer_class = RackGroupSerializer
     permission_classes = [FacilityWrites, SiteEditable]
     filterset_class = RackGroupFilterSet
     noun = "rack group"
+    rows = SavedRows(
+        rack_group_visible_to, save=rack_group_save, delete=rack_group_delete, row_arg="rack_group"
+    )
     m2m_fields = ("fabrics",)
 
     def get_queryset(self) -> QuerySet[RackGroup]:
-        return rack_group_visible_to(self.request.user).prefetch_related("fabrics")
-
-    def save_row(self, row: RackGroup, *, created: bool, fabrics=None) -> RackGroup:
-        return rack_group_save(rack_group=row, fabrics=fabrics)
-
-    def perform_destroy(self, instance: RackGroup) -> None:
-        rack_group_delete(rack_group=instance)
+        return super().get_queryset().prefetch_related("fabrics")
 
     def conflict_message(self, row: RackGroup) -> str:
         return _("Site “%(site)s” already has a rack group named “%(name)s”.") % {

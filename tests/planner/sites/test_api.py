@@ -2,6 +2,7 @@
 the history of each row. Team Alpha owns the sites (tests/cast.py); its facility engineer
 writes them, and the outside facility engineer, on team Beta, may write only Beta's."""
 
+import dataclasses
 from datetime import datetime
 
 import pytest
@@ -545,7 +546,10 @@ def test_a_change_that_races_past_the_if_match_check_is_still_412(
         rack_group_save(rack_group=other)
         return rack_group_save(rack_group=rack_group, fabrics=fabrics)
 
-    monkeypatch.setattr(api_sites, "rack_group_save", save_after_someone_else)
+    rows = api_sites.RackGroupViewSet.rows
+    monkeypatch.setattr(
+        api_sites.RackGroupViewSet, "rows", dataclasses.replace(rows, save=save_after_someone_else)
+    )
     url = f"{RACKS}{rack_group.pk}/"
     response = facility.patch(url, {"count": 7}, format="json", **read(facility, url))
     assert response.status_code == 412
