@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
@@ -39,7 +39,6 @@ from planner.sites.services import CSV_COLUMNS, RackCsvPreview
 from planner.web.downloads import csv_download
 from planner.web.editing import (
     bound_form,
-    delete_and_redirect,
     record_form_page,
     render_form,
     save_form_write,
@@ -48,6 +47,7 @@ from planner.web.editing import (
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
 from planner.web.lists import render_filtered_list
+from planner.web.records import KeptRecord
 
 # Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
@@ -194,7 +194,7 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _rack_group_form_page(
-    request: HttpRequest, *, site: Site, rack_group: RackGroup | None
+    request: HttpRequest, site: Site, rack_group: RackGroup | None
 ) -> HttpResponse:
     form = bound_form(request, RackGroupForm, rack_group, site=site)
     return record_form_page(
@@ -207,39 +207,15 @@ def _rack_group_form_page(
         record=rack_group,
         context={"site": site, "rack_group": rack_group},
         saved_message=_("The rack group was saved."),
-        conflict_message=_("This site already has a rack group with this name."),
+        conflict_message=RackGroupForm.NAME_TAKEN,
     )
 
 
-@require_http_methods(["GET", "POST"])
-def rackgroup_create(request: HttpRequest, pk: int) -> HttpResponse:
-    return _rack_group_form_page(request, site=_editable_site(request, pk), rack_group=None)
-
-
-@require_http_methods(["GET", "POST"])
-def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    rack_group = _editable_rack_group(request, pk)
-    return _rack_group_form_page(request, site=rack_group.site, rack_group=rack_group)
-
-
-@require_POST
-def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    rack_group = _editable_rack_group(request, pk)
-    name = rack_group.name
-    return delete_and_redirect(
-        request,
-        rack_group,
-        lambda: site_services.rack_group_delete(rack_group=rack_group),
-        back=rack_group.site,
-        out_of_date=_("The page was out of date; check the rack group and try again."),
-        stale=_(
-            "Someone else changed the rack group “%(name)s” after this page was loaded, so "
-            "it was not deleted. Check its new values and delete it again if you still "
-            "mean to."
-        )
-        % {"name": name},
-        done=_("The rack group “%(name)s” was deleted.") % {"name": name},
-    )
+RACK_GROUPS = KeptRecord(_editable_site, _editable_rack_group, "site", gettext_lazy("rack group"))
+rackgroup_create, rackgroup_edit = RACK_GROUPS.form_views(_rack_group_form_page)
+rackgroup_delete = RACK_GROUPS.delete_view(
+    lambda rack_group: site_services.rack_group_delete(rack_group=rack_group)
+)
 
 
 # --- CSV -------------------------------------------------------------------------------------
