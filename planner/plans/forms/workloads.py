@@ -140,7 +140,17 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         return spec
 
 
-class TrainWorkloadForm(WorkloadForm):
+class TrainingWorkloadForm(WorkloadForm):
+    """What pre-training and fine-tuning both ask besides their tokens: a deadline and the
+    training software stack (TRAINING_STACK)."""
+
+    deadline_days = deadline_field()
+    framework = framework_field(("training",))
+    compile = compile_field()
+    param_dtype = param_dtype_field()
+
+
+class TrainWorkloadForm(TrainingWorkloadForm):
     """Pre-training: so many tokens, by a deadline."""
 
     TASK = "train"
@@ -157,10 +167,6 @@ class TrainWorkloadForm(WorkloadForm):
     precision = forms.ChoiceField(
         label=_("Precision"), choices=TRAINING_PRECISION_CHOICES, initial="bf16"
     )
-    deadline_days = deadline_field()
-    framework = framework_field(("training",))
-    compile = compile_field()
-    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
@@ -185,7 +191,7 @@ class TrainWorkloadForm(WorkloadForm):
         )
 
 
-class FinetuneWorkloadForm(WorkloadForm):
+class FinetuneWorkloadForm(TrainingWorkloadForm):
     """Fine-tuning: full, LoRA or QLoRA, over so many tokens, by a deadline."""
 
     TASK = "finetune"
@@ -195,10 +201,6 @@ class FinetuneWorkloadForm(WorkloadForm):
     tokens = figure_field(
         _("Training tokens"), min_value=1, placeholder="1e8", help_text=_("Default: 100 million.")
     )
-    deadline_days = deadline_field()
-    framework = framework_field(("training",))
-    compile = compile_field()
-    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "method")),
