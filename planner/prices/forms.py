@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Fabric, ServerPlatform
 from planner.models import Price
+from planner.prices.csv_rows import CSV_COLUMNS
 from planner.web.editing import VersionedModelForm
 from planner.web.fields import accelerator_field
 from planner.web.forms import FieldsetsMixin
@@ -63,3 +64,5 @@ class PriceForm(FieldsetsMixin, VersionedModelForm):
 
 class PriceImportForm(CsvUploadForm):
     """A CSV of a team's prices, checked in full before anything is saved."""
+
+    columns = CSV_COLUMNS

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
+from planner.sites.services import CSV_COLUMNS
 from planner.web.editing import NameFreeWithin, VersionedModelForm, free_name
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
@@ -96,3 +97,5 @@ class RackGroupForm(NameFreeWithin, FieldsetsMixin, VersionedModelForm):
 
 class RackImportForm(CsvUploadForm):
     """A CSV of rack groups, checked in full before anything is saved."""
+
+    columns = CSV_COLUMNS

@@ -10,9 +10,8 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -35,8 +34,7 @@ from planner.sites.selectors import (
     site_editable_by,
     site_visible_to,
 )
-from planner.sites.services import CSV_COLUMNS, RackCsvPreview
-from planner.web.downloads import csv_download
+from planner.web.downloads import csv_download, file_name
 from planner.web.editing import (
     bound_form,
     record_form_page,
@@ -224,17 +222,18 @@ rackgroup_delete = RACK_GROUPS.delete_view(
 @require_GET
 def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = _visible_site(request, pk)
-    filename = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "racks"]))
-    return csv_download(site_services.rack_export_csv(site=site), f"{filename}.csv")
+    return csv_download(site_services.rack_export_csv(site=site), file_name("site", site, "racks"))
 
 
 RACK_IMPORT = CsvImportFlow(
     template="planner/sites/rack_import.html",
-    columns=CSV_COLUMNS,
     form_class=RackImportForm,
     uploads=PENDING_IMPORTS,
     changed_error=gettext_lazy(
         "The site changed since the preview; nothing was imported. Upload again."
+    ),
+    imported_message=ngettext_lazy(
+        "Imported %(count)d rack group.", "Imported %(count)d rack groups.", "count"
     ),
 )
 
@@ -251,15 +250,5 @@ def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
         save=lambda data, versions: site_services.rack_import_csv(
             site=site, data=data, expected_versions=versions
         ),
-        imported=lambda result: _imported(request, site, result),
+        back=site,
     )
-
-
-def _imported(request: HttpRequest, site: Site, result: RackCsvPreview) -> HttpResponse:
-    count = len(result.rows)
-    messages.success(
-        request,
-        ngettext("Imported %(count)d rack group.", "Imported %(count)d rack groups.", count)
-        % {"count": count},
-    )
-    return redirect(site)

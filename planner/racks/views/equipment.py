@@ -6,8 +6,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.utils.http import content_disposition_header
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
@@ -17,6 +15,7 @@ from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
 from planner.racks.selectors import equipment_visible_to, site_racks
 from planner.racks.views.access import editable_in_rack, editable_rack, rack_context, visible_site
+from planner.web.downloads import csv_download, file_name
 from planner.web.editing import bound_form, record_form_page
 from planner.web.records import REMOVED, KeptRecord
 
@@ -63,12 +62,7 @@ equipment_remove = EQUIPMENT.delete_view(
 @require_GET
 def equipment_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = visible_site(request, pk)
-    response = HttpResponse(
+    return csv_download(
         services.equipment_export_csv(racks=site_racks(site=site)),
-        content_type="text/csv; charset=utf-8",
+        file_name("site", site, "equipment"),
     )
-    name = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "equipment"]))
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{name}.csv"
-    )
-    return response
