@@ -41,6 +41,6 @@ def _editable_feed(request: HttpRequest, pk: int) -> PowerFeed:
     return editable_in_rack(request, power_feed_visible_to(request.user), pk)
 
 
-FEEDS = KeptRecord(editable_rack, _editable_feed, "rack", gettext_lazy("feed"))
+FEEDS = KeptRecord(editable_rack, _editable_feed, "rack", gettext_lazy("power feed"))
 feed_create, feed_edit = FEEDS.form_views(_form_page)
 feed_delete = FEEDS.delete_view(lambda feed: services.power_feed_delete(feed=feed))
