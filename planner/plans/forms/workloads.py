@@ -19,18 +19,11 @@ from planner.web.fields import (
     figure_field,
     framework_field,
     global_batch_field,
-    model_field,
     param_dtype_field,
     stack_values,
 )
 from planner.web.forms import FieldsetsMixin, filled
-from planner.web.hf_config import (
-    HfConfigField,
-    HfConfigFileField,
-    add_config_error,
-    keep_upload_in_box,
-    model_given,
-)
+from planner.web.hf_config import ModelAskedForm, add_config_error, model_given
 from planner.web.widgets import number_input
 
 # The software stack a training workload names; serving names no parameter storage.
@@ -58,7 +51,7 @@ def deadline_field() -> forms.FloatField:
     )
 
 
-class WorkloadForm(FieldsetsMixin, forms.Form):
+class WorkloadForm(FieldsetsMixin, ModelAskedForm):
     """A job to plan for. Subclasses add their fields, `TASK`, `FIELDSETS` and `_question()`;
     `spec()` is what the Workload row keeps."""
 
@@ -68,9 +61,6 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
     ERROR_FIELDS: dict[str, str] = {}
 
     name = forms.CharField(label=_("Name"), max_length=200)
-    model = model_field()
-    hf_config = HfConfigField()
-    hf_config_file = HfConfigFileField()
 
     def __init__(self, *args, team=None, instance: Workload | None = None, **kwargs):
         self.team, self.instance = team, instance
@@ -108,7 +98,6 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        keep_upload_in_box(self)
         try:
             # The plan picks accelerator and count per candidate; the contract checks the rest
             # now, as the plan will.
