@@ -23,12 +23,11 @@ from planner.web.fields import (
     figure_field,
     framework_field,
     global_batch_field,
-    model_field,
     param_dtype_field,
     stack_values,
 )
 from planner.web.forms import FieldsetsMixin
-from planner.web.hf_config import HfConfigField, HfConfigFileField, keep_upload_in_box, model_given
+from planner.web.hf_config import ModelAskedForm, model_given
 from planner.web.widgets import number_input
 
 RECOMPUTE_CHOICES = [
@@ -53,14 +52,10 @@ STACK_FIELDS = ("framework", "compile", "param_dtype")
 OPTIONAL_TOP_LEVEL = ("per_node", "global_batch", "tokens", "recompute", "zero_stage")
 
 
-class EstimateForm(FieldsetsMixin, forms.Form):
+class EstimateForm(FieldsetsMixin, ModelAskedForm):
     """One estimate question. Field names follow the contract's keys (inference ones flattened)."""
 
     task = forms.ChoiceField(label=_("Task"), choices=TASK_CHOICES, initial="train")
-    model = model_field()
-    hf_config = HfConfigField()
-    # Read only from the upload form (a POST); the GET form has no file to send.
-    hf_config_file = HfConfigFileField()
     accelerator = accelerator_field()
     count = forms.IntegerField(label=_("Devices"), min_value=1, initial=DEFAULT_COUNT)
     per_node = forms.IntegerField(
@@ -136,11 +131,6 @@ class EstimateForm(FieldsetsMixin, forms.Form):
             if name not in data and field.initial is not None:
                 data[name] = str(field.initial)
         return cls(data, files)
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        keep_upload_in_box(self)
-        return cleaned
 
     @classmethod
     def is_submitted(cls, query: QueryDict) -> bool:

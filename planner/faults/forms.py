@@ -11,6 +11,7 @@ from planner.models import FaultEntry, FaultIncident, Site
 from planner.web.editing import VersionedModelForm
 from planner.web.fields import accelerator_field, model_field
 from planner.web.forms import FieldsetsMixin
+from planner.web.widgets import date_input
 
 TASKS = (("", "—"), ("train", _("Train")), ("finetune", _("Fine-tune")), ("inference", _("Serve")))
 
@@ -62,7 +63,7 @@ class FaultEntryForm(FieldsetsMixin, VersionedModelForm):
             "causes_zh": forms.Textarea(attrs={"rows": 3}),
             "fixes_en": forms.Textarea(attrs={"rows": 3}),
             "fixes_zh": forms.Textarea(attrs={"rows": 3}),
-            "read_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "read_on": date_input(),
         }
 
     FIELDSETS = (
@@ -89,7 +90,7 @@ class FaultIncidentForm(FieldsetsMixin, VersionedModelForm):
         model = FaultIncident
         fields = list(FaultIncident.STATED_FIELDS)
         widgets = {
-            "happened_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "happened_on": date_input(),
             "what_happened": forms.Textarea(attrs={"rows": 3}),
             "evidence": forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
             "fix": forms.Textarea(attrs={"rows": 3}),

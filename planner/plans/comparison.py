@@ -55,8 +55,10 @@ def compare_rows(
     def cash(v):
         return money(v, currency, display)
 
-    def band(metric):
-        return [(r.get("uncertainty") or {}).get(metric) for r in rows]
+    def measured_error(label, metric):
+        """How far the engine's `metric` strayed from measurements, as a band per row."""
+        band = [(r.get("uncertainty") or {}).get(metric) for r in rows]
+        return line(label, band, shown=band_cell)
 
     lines = [
         line(_("Rank"), [r["rank"] for r in rows], "low"),
@@ -72,19 +74,15 @@ def compare_rows(
         lines += [
             line(_("Serving capacity (requests/s)"), [r["capacity_rps"] for r in rows], "high"),
             *(line(*spec) for spec in serving_lines(rows)),
-            line(
-                _("Measured error of decode figures (median / 90th percentile)"),
-                band("decode"),
-                shown=band_cell,
+            measured_error(
+                _("Measured error of decode figures (median / 90th percentile)"), "decode"
             ),
         ]
     else:
         lines += [
             line(_("Time to train (days)"), [r["days"] for r in rows], "low"),
-            line(
-                _("Measured error of time and throughput (median / 90th percentile)"),
-                band("throughput"),
-                shown=band_cell,
+            measured_error(
+                _("Measured error of time and throughput (median / 90th percentile)"), "throughput"
             ),
             line(
                 _("Throughput (tokens/s)"), get(("estimate", "throughput", "tokens_per_s")), "high"

@@ -11,11 +11,12 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Fabric, ServerPlatform
 from planner.models import Price
+from planner.prices.csv_rows import CSV_COLUMNS
 from planner.web.editing import VersionedModelForm
 from planner.web.fields import accelerator_field
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
-from planner.web.widgets import decimal_text
+from planner.web.widgets import date_input, decimal_text
 
 
 class PriceForm(FieldsetsMixin, VersionedModelForm):
@@ -38,9 +39,9 @@ class PriceForm(FieldsetsMixin, VersionedModelForm):
         widgets = {
             "amount": decimal_text("32000"),
             "support_share_per_year": decimal_text("0.15"),
-            "price_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-            "valid_until": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-            "read_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "price_date": date_input(),
+            "valid_until": date_input(),
+            "read_on": date_input(),
             "source": forms.TextInput(
                 attrs={"placeholder": _("https://… or quote from <vendor>, ref <number>")}
             ),
@@ -63,3 +64,5 @@ class PriceForm(FieldsetsMixin, VersionedModelForm):
 
 class PriceImportForm(CsvUploadForm):
     """A CSV of a team's prices, checked in full before anything is saved."""
+
+    columns = CSV_COLUMNS

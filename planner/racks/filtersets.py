@@ -18,9 +18,15 @@ class RackFilterSet(django_filters.FilterSet):
         fields = []
 
 
-class EquipmentFilterSet(django_filters.FilterSet):
+class KeptInRackFilterSet(django_filters.FilterSet):
+    """What a list of things kept in racks (equipment, power feeds) is filtered by first: the
+    site and the rack they stand in."""
+
     site = WholeNumberFilter(field_name="rack__rack_group__site_id", label=_("Site"))
     rack = WholeNumberFilter(field_name="rack_id", label=_("Rack"))
+
+
+class EquipmentFilterSet(KeptInRackFilterSet):
     installed = TrueFalseFilter(
         field_name="removed_at", lookup_expr="isnull", label=_("Still installed")
     )
@@ -30,10 +36,7 @@ class EquipmentFilterSet(django_filters.FilterSet):
         fields = []
 
 
-class PowerFeedFilterSet(django_filters.FilterSet):
-    site = WholeNumberFilter(field_name="rack__rack_group__site_id", label=_("Site"))
-    rack = WholeNumberFilter(field_name="rack_id", label=_("Rack"))
-
+class PowerFeedFilterSet(KeptInRackFilterSet):
     class Meta:
         model = PowerFeed
         fields = []

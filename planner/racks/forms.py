@@ -10,15 +10,18 @@ from catalog.models import Accelerator, ServerPlatform
 from planner.choices import FeedType
 from planner.models import Equipment, PowerFeed, Rack, RackGroup, Site
 from planner.racks.feeds import b_side_name
-from planner.web.editing import VersionedModelForm, free_name
+from planner.web.editing import NameFreeWithin, VersionedModelForm
 from planner.web.forms import FieldsetsMixin
 
 # More servers than this in one question is a hall, not a fit.
 MAX_FIT_SERVERS = 10_000
 
 
-class RackForm(FieldsetsMixin, VersionedModelForm):
+class RackForm(NameFreeWithin, FieldsetsMixin, VersionedModelForm):
     """One rack; an empty figure keeps its group's."""
+
+    NAME_WITHIN = "rack_group"
+    NAME_TAKEN = _("This rack group already has a rack with this name.")
 
     class Meta:
         model = Rack
@@ -37,13 +40,6 @@ class RackForm(FieldsetsMixin, VersionedModelForm):
         self.instance.rack_group = rack_group
         for name in ("units", "power_kw", "cooling_kw", "max_kg"):
             self.fields[name].widget.attrs["placeholder"] = str(getattr(rack_group, name))
-
-    def clean_name(self) -> str:
-        return free_name(
-            self,
-            within={"rack_group": self.instance.rack_group},
-            taken_message=_("This rack group already has a rack with this name."),
-        )
 
 
 class EquipmentForm(FieldsetsMixin, VersionedModelForm):
@@ -89,8 +85,11 @@ class EquipmentForm(FieldsetsMixin, VersionedModelForm):
             self.instance.name = ""
 
 
-class PowerFeedForm(FieldsetsMixin, VersionedModelForm):
+class PowerFeedForm(NameFreeWithin, FieldsetsMixin, VersionedModelForm):
     """One power feed of a rack; a new primary feed may bring its redundant B side along."""
+
+    NAME_WITHIN = "rack"
+    NAME_TAKEN = _("This rack already has a feed with this name.")
 
     add_b_side = forms.BooleanField(
         label=_("Also add its B side"),
@@ -115,13 +114,6 @@ class PowerFeedForm(FieldsetsMixin, VersionedModelForm):
         self.instance.rack = rack
         if self.instance.pk is not None:
             del self.fields["add_b_side"]
-
-    def clean_name(self) -> str:
-        return free_name(
-            self,
-            within={"rack": self.instance.rack},
-            taken_message=_("This rack already has a feed with this name."),
-        )
 
     def clean(self):
         cleaned = super().clean()

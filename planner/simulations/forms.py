@@ -31,6 +31,8 @@ from planner.web.widgets import number_input
 # The engine's defaults when a key is left out (planner/engine/simulate/request.py).
 DEFAULT_TRIALS = 10_000
 DEFAULT_REQUESTS = 20_000
+# Fewer draws than this say nothing about a tail (the contract's lower bound on both).
+MIN_DRAWS = 10
 SECONDS_PER_MINUTE = 60
 
 LENGTH_KIND_CHOICES = [
@@ -42,6 +44,19 @@ ARRIVAL_CHOICES = [
     ("poisson", _("Poisson (steady)")),
     ("bursty", _("Bursty (alternating busy and quiet spells)")),
 ]
+
+
+def draws_field(label: Any, *, most: int, default: int, help_text: Any = "") -> forms.IntegerField:
+    """How many random draws a simulation makes (campaigns, requests), within the contract's
+    bounds (at least MIN_DRAWS); blank, the engine draws its `default`, shown as placeholder."""
+    return forms.IntegerField(
+        label=label,
+        min_value=MIN_DRAWS,
+        max_value=most,
+        required=False,
+        widget=number_input(default),
+        help_text=help_text,
+    )
 
 
 class SimulationForm(FieldsetsMixin, forms.Form):
@@ -138,12 +153,10 @@ class TrainingSimulationForm(SimulationForm):
         min_value=0,
         placeholder=f"{ReliabilitySpec.restart_s / SECONDS_PER_MINUTE:g}",
     )
-    trials = forms.IntegerField(
-        label=_("Trials"),
-        min_value=10,
-        max_value=MAX_TRIALS,
-        required=False,
-        widget=number_input(DEFAULT_TRIALS),
+    trials = draws_field(
+        _("Trials"),
+        most=MAX_TRIALS,
+        default=DEFAULT_TRIALS,
         help_text=_("Campaigns drawn; more trials, smoother tails."),
     )
 
@@ -259,13 +272,7 @@ class ServingSimulationForm(SimulationForm):
     tpot_slo_ms = figure_field(
         _("Time per output token SLO, TPOT (ms)"), min_value=0.001, placeholder="50"
     )
-    requests = forms.IntegerField(
-        label=_("Requests simulated"),
-        min_value=10,
-        max_value=MAX_REQUESTS,
-        required=False,
-        widget=number_input(DEFAULT_REQUESTS),
-    )
+    requests = draws_field(_("Requests simulated"), most=MAX_REQUESTS, default=DEFAULT_REQUESTS)
     target_rate = figure_field(
         _("Find replicas for this rate (requests/s)"),
         min_value=0.001,

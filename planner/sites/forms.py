@@ -12,7 +12,8 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Fabric
 from planner.choices import RackCooling
 from planner.models import RackGroup, Site
-from planner.web.editing import VersionedModelForm, free_name
+from planner.sites.services import CSV_COLUMNS
+from planner.web.editing import NameFreeWithin, VersionedModelForm, free_name
 from planner.web.forms import FieldsetsMixin
 from planner.web.imports import CsvUploadForm
 
@@ -51,8 +52,11 @@ class SiteForm(VersionedModelForm):
         )
 
 
-class RackGroupForm(FieldsetsMixin, VersionedModelForm):
+class RackGroupForm(NameFreeWithin, FieldsetsMixin, VersionedModelForm):
     """A row of identical racks; every figure is per rack."""
+
+    NAME_WITHIN = "site"
+    NAME_TAKEN = _("This site already has a rack group with this name.")
 
     fabrics = forms.ModelMultipleChoiceField(
         queryset=Fabric.objects.order_by("name"),
@@ -82,13 +86,6 @@ class RackGroupForm(FieldsetsMixin, VersionedModelForm):
         super().__init__(*args, **kwargs)
         self.instance.site = site
 
-    def clean_name(self) -> str:
-        return free_name(
-            self,
-            within={"site": self.instance.site},
-            taken_message=_("This site already has a rack group with this name."),
-        )
-
     def clean(self):
         cleaned = super().clean()
         # The model's check constraint says the same; stating it here puts the message beside
@@ -100,3 +97,5 @@ class RackGroupForm(FieldsetsMixin, VersionedModelForm):
 
 class RackImportForm(CsvUploadForm):
     """A CSV of rack groups, checked in full before anything is saved."""
+
+    columns = CSV_COLUMNS

@@ -10,10 +10,9 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils.translation import gettext_lazy, ngettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.roles import Role, has_role
@@ -35,11 +34,9 @@ from planner.sites.selectors import (
     site_editable_by,
     site_visible_to,
 )
-from planner.sites.services import CSV_COLUMNS, RackCsvPreview
-from planner.web.downloads import csv_download
+from planner.web.downloads import csv_download, file_name
 from planner.web.editing import (
     bound_form,
-    delete_and_redirect,
     record_form_page,
     render_form,
     save_form_write,
@@ -48,6 +45,7 @@ from planner.web.editing import (
 from planner.web.history import history_rows
 from planner.web.imports import MAX_PENDING_IMPORTS, CsvImportFlow, PendingUploads
 from planner.web.lists import render_filtered_list
+from planner.web.records import KeptRecord
 
 # Uploads waiting for "Import" live in the session (planner.web.imports).
 PENDING_IMPORTS_KEY = "rack_imports"
@@ -194,7 +192,7 @@ def site_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _rack_group_form_page(
-    request: HttpRequest, *, site: Site, rack_group: RackGroup | None
+    request: HttpRequest, site: Site, rack_group: RackGroup | None
 ) -> HttpResponse:
     form = bound_form(request, RackGroupForm, rack_group, site=site)
     return record_form_page(
@@ -207,39 +205,15 @@ def _rack_group_form_page(
         record=rack_group,
         context={"site": site, "rack_group": rack_group},
         saved_message=_("The rack group was saved."),
-        conflict_message=_("This site already has a rack group with this name."),
+        conflict_message=RackGroupForm.NAME_TAKEN,
     )
 
 
-@require_http_methods(["GET", "POST"])
-def rackgroup_create(request: HttpRequest, pk: int) -> HttpResponse:
-    return _rack_group_form_page(request, site=_editable_site(request, pk), rack_group=None)
-
-
-@require_http_methods(["GET", "POST"])
-def rackgroup_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    rack_group = _editable_rack_group(request, pk)
-    return _rack_group_form_page(request, site=rack_group.site, rack_group=rack_group)
-
-
-@require_POST
-def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    rack_group = _editable_rack_group(request, pk)
-    name = rack_group.name
-    return delete_and_redirect(
-        request,
-        rack_group,
-        lambda: site_services.rack_group_delete(rack_group=rack_group),
-        back=rack_group.site,
-        out_of_date=_("The page was out of date; check the rack group and try again."),
-        stale=_(
-            "Someone else changed the rack group “%(name)s” after this page was loaded, so "
-            "it was not deleted. Check its new values and delete it again if you still "
-            "mean to."
-        )
-        % {"name": name},
-        done=_("The rack group “%(name)s” was deleted.") % {"name": name},
-    )
+RACK_GROUPS = KeptRecord(_editable_site, _editable_rack_group, "site", gettext_lazy("rack group"))
+rackgroup_create, rackgroup_edit = RACK_GROUPS.form_views(_rack_group_form_page)
+rackgroup_delete = RACK_GROUPS.delete_view(
+    lambda rack_group: site_services.rack_group_delete(rack_group=rack_group)
+)
 
 
 # --- CSV -------------------------------------------------------------------------------------
@@ -248,17 +222,18 @@ def rackgroup_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def rack_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = _visible_site(request, pk)
-    filename = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "racks"]))
-    return csv_download(site_services.rack_export_csv(site=site), f"{filename}.csv")
+    return csv_download(site_services.rack_export_csv(site=site), file_name("site", site, "racks"))
 
 
 RACK_IMPORT = CsvImportFlow(
     template="planner/sites/rack_import.html",
-    columns=CSV_COLUMNS,
     form_class=RackImportForm,
     uploads=PENDING_IMPORTS,
     changed_error=gettext_lazy(
         "The site changed since the preview; nothing was imported. Upload again."
+    ),
+    imported_message=ngettext_lazy(
+        "Imported %(count)d rack group.", "Imported %(count)d rack groups.", "count"
     ),
 )
 
@@ -275,15 +250,5 @@ def rack_import(request: HttpRequest, pk: int) -> HttpResponse:
         save=lambda data, versions: site_services.rack_import_csv(
             site=site, data=data, expected_versions=versions
         ),
-        imported=lambda result: _imported(request, site, result),
+        back=site,
     )
-
-
-def _imported(request: HttpRequest, site: Site, result: RackCsvPreview) -> HttpResponse:
-    count = len(result.rows)
-    messages.success(
-        request,
-        ngettext("Imported %(count)d rack group.", "Imported %(count)d rack groups.", count)
-        % {"count": count},
-    )
-    return redirect(site)

@@ -88,6 +88,19 @@ def free_name(form, *, within: dict[str, Any], taken_message: str) -> str:
     return name
 
 
+class NameFreeWithin:
+    """A form of a record named once within its parent, the model field `NAME_WITHIN` (a rack
+    within its "rack_group"): a taken name is refused beside the field with `NAME_TAKEN`, the
+    sentence its page also says when the database catches a race (save_form_write)."""
+
+    NAME_WITHIN: str
+    NAME_TAKEN: Any
+
+    def clean_name(self: Any) -> str:
+        parent = getattr(self.instance, self.NAME_WITHIN)
+        return free_name(self, within={self.NAME_WITHIN: parent}, taken_message=self.NAME_TAKEN)
+
+
 class VersionedModelForm(EditsOneVersion, forms.ModelForm):
     """The form of a versioned row: what a person types survives the inline validation's
     re-render, and an edit carries the version it was opened on."""

@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from config.json_input import JsonInputError, loads
+from planner.web.fields import model_field
 
 # The largest config.json the forms read; published ones are a few KiB.
 MAX_CONFIG_BYTES = 256 * 1024
@@ -94,6 +95,21 @@ def keep_upload_in_box(form: forms.Form) -> None:
         form.data = form.data.copy()
         form.data["hf_config"] = upload[1]
         form.cleaned_data["hf_config"] = upload[0]
+
+
+class ModelAskedForm(forms.Form):
+    """A question about one model: chosen from the catalog, or its config.json pasted or
+    uploaded (`model_given` says which the contract gets); an upload stays in the box."""
+
+    model = model_field()
+    hf_config = HfConfigField()
+    # Read only from a POSTed upload form; a GET form has no file to send.
+    hf_config_file = HfConfigFileField()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        keep_upload_in_box(self)
+        return cleaned
 
 
 def add_config_error(form: forms.Form, path: str, message: str) -> bool:

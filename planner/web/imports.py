@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -30,6 +31,11 @@ MAX_PENDING_IMPORTS = 3
 
 
 class CsvUploadForm(forms.Form):
+    """The upload of one CSV file; a feature's subclass names the `columns` its file has, in
+    the order the page shows them."""
+
+    columns: Sequence[str] = ()
+
     file = forms.FileField(
         label=_("CSV file"), widget=forms.FileInput(attrs={"accept": ".csv,text/csv"})
     )
@@ -112,16 +118,18 @@ def preview_rows(preview: CsvPreview, columns: Sequence[str]) -> list[dict[str, 
 class CsvImportFlow:
     """One feature's CSV import, upload -> preview -> "Import N rows", on one page.
 
-    The feature names its page (`template`, the file's `columns`, the upload form), where
+    The feature names its page (`template`, the upload form with the file's columns), where
     uploads wait, and what the page says when the rows changed between the preview and the
     import (`changed_error`); each request brings who the upload is for and how a file is
     checked and saved."""
 
     template: str
-    columns: Sequence[str]
     form_class: type[CsvUploadForm]
     uploads: PendingUploads
     changed_error: Any  # lazily translated: shown in the request's language
+    # Said once the rows are saved: an ngettext_lazy whose number is `%(count)d`, the rows
+    # imported; its other values come from the request's `said`.
+    imported_message: Any
 
     def respond(
         self,
@@ -131,15 +139,22 @@ class CsvImportFlow:
         context: Callable[[CsvPreview | None], dict[str, Any]],
         check: Callable[[bytes], CsvPreview],
         save: Callable[[bytes, dict[str, Any]], CsvPreview],
-        imported: Callable[[CsvPreview], HttpResponse],
+        back: Any,
+        said: Callable[[CsvPreview], dict[str, Any]] = lambda result: {},
     ) -> HttpResponse:
         """GET shows the upload form; a POSTed file is checked and previewed, nothing saved; a
-        POSTed token imports the upload it names, all of it or none."""
+        POSTed token imports the upload it names, all of it or none, and goes `back` saying
+        `imported_message` with the count and `said(result)`."""
         page = _ImportPage(self, request, context)
         if request.method == "GET":
             return page()
         if "token" in request.POST:
-            return self._commit(request, page, owner=owner, save=save, imported=imported)
+            result = self._commit(request, page, owner=owner, save=save)
+            if isinstance(result, HttpResponse):
+                return result
+            values = {"count": len(result.rows), **said(result)}
+            messages.success(request, self.imported_message % values)
+            return redirect(back)
         form = self.form_class(request.POST, request.FILES)
         if not form.is_valid():
             return page(form=form)
@@ -152,7 +167,8 @@ class CsvImportFlow:
         )
         return page(preview=preview, token=token)
 
-    def _commit(self, request, page, *, owner, save, imported) -> HttpResponse:
+    def _commit(self, request, page, *, owner, save) -> HttpResponse | CsvPreview:
+        """The saved rows, or the page saying why nothing was saved."""
         pending = self.uploads.take(request, owner=owner, token=request.POST["token"])
         if pending is None:
             return page(
@@ -168,7 +184,7 @@ class CsvImportFlow:
             return page(error=self.changed_error, status=409)
         if not result.ok:
             return page(preview=result)
-        return imported(result)
+        return result
 
 
 @dataclass(frozen=True)
@@ -186,7 +202,7 @@ class _ImportPage:
         error: Any = None,
         status: int = 200,
     ) -> HttpResponse:
-        columns = self.flow.columns
+        columns = self.flow.form_class.columns
         return render(
             self.request,
             self.flow.template,

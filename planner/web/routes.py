@@ -40,3 +40,12 @@ def pages(
         path(prefix + PAGE_ROUTES[page], view, name=f"{noun}_{page}")
         for page, view in served.items()
     ]
+
+
+def under(prefix: str, noun: str, **routes: tuple[str, Callable[..., Any]]) -> list[URLPattern]:
+    """Pages below one record's own URL (`prefix<int:pk>/`) beyond the conventional ones: the
+    keyword `page=(route, view)` is served at `prefix<int:pk>/route` and named `<noun>_<page>`."""
+    return [
+        path(f"{prefix}<int:pk>/{route}", view, name=f"{noun}_{page}")
+        for page, (route, view) in routes.items()
+    ]

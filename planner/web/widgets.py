@@ -16,3 +16,8 @@ def number_input(placeholder: Any = None, **attrs: Any) -> forms.NumberInput:
 def decimal_text(placeholder: str) -> forms.TextInput:
     """Text, not number, so 2e-5 and 1e12 can be typed as they are usually written."""
     return forms.TextInput(attrs={"inputmode": "decimal", "placeholder": placeholder})
+
+
+def date_input() -> forms.DateInput:
+    """The browser's date picker, which reads and sends ISO dates (YYYY-MM-DD)."""
+    return forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")

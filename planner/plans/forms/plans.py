@@ -31,6 +31,12 @@ class AcceleratorsField(forms.ModelMultipleChoiceField):
         return f"{obj.vendor} {obj.name}"
 
 
+def amount_field(label: Any, placeholder: str, help_text: Any) -> forms.FloatField:
+    """An optional amount of money in the plan's currency: never negative, typed as a figure
+    (5e6 reads as it is written)."""
+    return figure_field(label, min_value=0, placeholder=placeholder, help_text=help_text)
+
+
 class PlanForm(FieldsetsMixin, forms.Form):
     """A purchase question: a saved workload, a site or none, a budget and the builds allowed.
     `question()` is the recommend question `plan_create` takes."""
@@ -49,17 +55,15 @@ class PlanForm(FieldsetsMixin, forms.Form):
         empty_label=_("No site constraints"),
         help_text=_("Its racks bound power, cooling, space and weight; its price costs energy."),
     )
-    capex = figure_field(
+    capex = amount_field(
         _("Capex budget"),
-        min_value=0,
-        placeholder="5e6",
-        help_text=_("Purchase price of servers and accelerators, in the currency below."),
+        "5e6",
+        _("Purchase price of servers and accelerators, in the currency below."),
     )
-    tco = figure_field(
+    tco = amount_field(
         _("Total cost of ownership budget"),
-        min_value=0,
-        placeholder="8e6",
-        help_text=_("Capex plus energy over the years of ownership."),
+        "8e6",
+        _("Capex plus energy over the years of ownership."),
     )
     currency = forms.ChoiceField(
         label=_("Currency"),
@@ -94,11 +98,10 @@ class PlanForm(FieldsetsMixin, forms.Form):
         label=_("Accelerators, at most"), min_value=1, max_value=MAX_COUNT, initial=512
     )
     years = forms.FloatField(label=_("Years of ownership"), min_value=0.25, max_value=15, initial=4)
-    rent_per_gpu_hour = figure_field(
+    rent_per_gpu_hour = amount_field(
         _("Cloud price per GPU-hour"),
-        min_value=0,
-        placeholder="2.5",
-        help_text=_("Optional, in the currency above: shows when buying beats renting."),
+        "2.5",
+        _("Optional, in the currency above: shows when buying beats renting."),
     )
 
     FIELDSETS = (

@@ -19,18 +19,11 @@ from planner.web.fields import (
     figure_field,
     framework_field,
     global_batch_field,
-    model_field,
     param_dtype_field,
     stack_values,
 )
 from planner.web.forms import FieldsetsMixin, filled
-from planner.web.hf_config import (
-    HfConfigField,
-    HfConfigFileField,
-    add_config_error,
-    keep_upload_in_box,
-    model_given,
-)
+from planner.web.hf_config import ModelAskedForm, add_config_error, model_given
 from planner.web.widgets import number_input
 
 # The software stack a training workload names; serving names no parameter storage.
@@ -58,7 +51,7 @@ def deadline_field() -> forms.FloatField:
     )
 
 
-class WorkloadForm(FieldsetsMixin, forms.Form):
+class WorkloadForm(FieldsetsMixin, ModelAskedForm):
     """A job to plan for. Subclasses add their fields, `TASK`, `FIELDSETS` and `_question()`;
     `spec()` is what the Workload row keeps."""
 
@@ -68,9 +61,6 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
     ERROR_FIELDS: dict[str, str] = {}
 
     name = forms.CharField(label=_("Name"), max_length=200)
-    model = model_field()
-    hf_config = HfConfigField()
-    hf_config_file = HfConfigFileField()
 
     def __init__(self, *args, team=None, instance: Workload | None = None, **kwargs):
         self.team, self.instance = team, instance
@@ -108,7 +98,6 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        keep_upload_in_box(self)
         try:
             # The plan picks accelerator and count per candidate; the contract checks the rest
             # now, as the plan will.
@@ -140,7 +129,17 @@ class WorkloadForm(FieldsetsMixin, forms.Form):
         return spec
 
 
-class TrainWorkloadForm(WorkloadForm):
+class TrainingWorkloadForm(WorkloadForm):
+    """What pre-training and fine-tuning both ask besides their tokens: a deadline and the
+    training software stack (TRAINING_STACK)."""
+
+    deadline_days = deadline_field()
+    framework = framework_field(("training",))
+    compile = compile_field()
+    param_dtype = param_dtype_field()
+
+
+class TrainWorkloadForm(TrainingWorkloadForm):
     """Pre-training: so many tokens, by a deadline."""
 
     TASK = "train"
@@ -157,10 +156,6 @@ class TrainWorkloadForm(WorkloadForm):
     precision = forms.ChoiceField(
         label=_("Precision"), choices=TRAINING_PRECISION_CHOICES, initial="bf16"
     )
-    deadline_days = deadline_field()
-    framework = framework_field(("training",))
-    compile = compile_field()
-    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "precision")),
@@ -185,7 +180,7 @@ class TrainWorkloadForm(WorkloadForm):
         )
 
 
-class FinetuneWorkloadForm(WorkloadForm):
+class FinetuneWorkloadForm(TrainingWorkloadForm):
     """Fine-tuning: full, LoRA or QLoRA, over so many tokens, by a deadline."""
 
     TASK = "finetune"
@@ -195,10 +190,6 @@ class FinetuneWorkloadForm(WorkloadForm):
     tokens = figure_field(
         _("Training tokens"), min_value=1, placeholder="1e8", help_text=_("Default: 100 million.")
     )
-    deadline_days = deadline_field()
-    framework = framework_field(("training",))
-    compile = compile_field()
-    param_dtype = param_dtype_field()
 
     FIELDSETS = (
         (_("Workload"), ("name", "model", "hf_config", "hf_config_file", "method")),

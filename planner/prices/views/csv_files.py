@@ -4,17 +4,15 @@ again and saves all of it or none."""
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.services import user_team
 from planner.models import Price
 from planner.prices import services as price_services
-from planner.prices.csv_rows import CSV_COLUMNS, PriceCsvPreview
+from planner.prices.csv_rows import PriceCsvPreview
 from planner.prices.forms import PriceImportForm
 from planner.web.downloads import csv_download
 from planner.web.imports import CsvImportFlow, PendingUploads
@@ -50,11 +48,15 @@ def price_export(request: HttpRequest) -> HttpResponse:
 
 PRICE_IMPORT = CsvImportFlow(
     template="planner/prices/price_import.html",
-    columns=CSV_COLUMNS,
     form_class=PriceImportForm,
     uploads=PENDING_IMPORTS,
     changed_error=gettext_lazy(
         "Your team's prices changed since the preview; nothing was imported. Upload again."
+    ),
+    imported_message=ngettext_lazy(
+        "Imported %(count)d price: %(added)d added, %(changed)d changed.",
+        "Imported %(count)d prices: %(added)d added, %(changed)d changed.",
+        "count",
     ),
 )
 
@@ -74,19 +76,6 @@ def price_import(request: HttpRequest) -> HttpResponse:
         save=lambda data, versions: price_services.price_import_csv(
             team=team, user=request.user, data=data, expected_versions=versions
         ),
-        imported=lambda result: _imported(request, result),
+        back=reverse("planner:price_list") + "?owner=team",
+        said=lambda result: {"added": result.actions["add"], "changed": result.actions["change"]},
     )
-
-
-def _imported(request: HttpRequest, result: PriceCsvPreview) -> HttpResponse:
-    actions = result.actions
-    messages.success(
-        request,
-        ngettext(
-            "Imported %(count)d price: %(added)d added, %(changed)d changed.",
-            "Imported %(count)d prices: %(added)d added, %(changed)d changed.",
-            len(result.rows),
-        )
-        % {"count": len(result.rows), "added": actions["add"], "changed": actions["change"]},
-    )
-    return redirect(reverse("planner:price_list") + "?owner=team")

@@ -6,24 +6,25 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.utils.http import content_disposition_header
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET
 
 from planner.models import Equipment, Rack
 from planner.racks import equipment as services
 from planner.racks.forms import EquipmentForm
 from planner.racks.selectors import equipment_visible_to, site_racks
 from planner.racks.views.access import editable_in_rack, editable_rack, rack_context, visible_site
-from planner.web.editing import (
-    bound_form,
-    delete_and_redirect,
-    record_form_page,
-)
+from planner.web.downloads import csv_download, file_name
+from planner.web.editing import bound_form, record_form_page
+from planner.web.records import REMOVED, KeptRecord
 
 
-def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None) -> HttpResponse:
+def _form_page(request: HttpRequest, rack: Rack, equipment: Equipment | None) -> HttpResponse:
+    # A removed piece keeps its row (and history); its edit page sends the writer back.
+    if equipment is not None and equipment.removed_at is not None:
+        messages.error(request, _("This equipment was removed; install it again as new."))
+        return redirect(equipment.rack)
     form = bound_form(
         request,
         EquipmentForm,
@@ -47,44 +48,21 @@ def _form_page(request: HttpRequest, *, rack: Rack, equipment: Equipment | None)
     )
 
 
-@require_http_methods(["GET", "POST"])
-def equipment_create(request: HttpRequest, pk: int) -> HttpResponse:
-    return _form_page(request, rack=editable_rack(request, pk), equipment=None)
+def _editable_equipment(request: HttpRequest, pk: int) -> Equipment:
+    return editable_in_rack(request, equipment_visible_to(request.user), pk)
 
 
-@require_http_methods(["GET", "POST"])
-def equipment_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
-    if equipment.removed_at is not None:
-        messages.error(request, _("This equipment was removed; install it again as new."))
-        return redirect(equipment.rack)
-    return _form_page(request, rack=equipment.rack, equipment=equipment)
-
-
-@require_POST
-def equipment_remove(request: HttpRequest, pk: int) -> HttpResponse:
-    equipment = editable_in_rack(request, equipment_visible_to(request.user), pk)
-    return delete_and_redirect(
-        request,
-        equipment,
-        lambda: services.equipment_remove(equipment=equipment),
-        back=equipment.rack,
-        out_of_date=_("The page was out of date; check the equipment and try again."),
-        stale=_("Someone else changed “%(name)s” after this page was loaded; it was not removed.")
-        % {"name": equipment.name},
-        done=_("“%(name)s” was removed.") % {"name": equipment.name},
-    )
+EQUIPMENT = KeptRecord(editable_rack, _editable_equipment, "rack", gettext_lazy("equipment"))
+equipment_create, equipment_edit = EQUIPMENT.form_views(_form_page)
+equipment_remove = EQUIPMENT.delete_view(
+    lambda equipment: services.equipment_remove(equipment=equipment), wording=REMOVED
+)
 
 
 @require_GET
 def equipment_export(request: HttpRequest, pk: int) -> HttpResponse:
     site = visible_site(request, pk)
-    response = HttpResponse(
+    return csv_download(
         services.equipment_export_csv(racks=site_racks(site=site)),
-        content_type="text/csv; charset=utf-8",
+        file_name("site", site, "equipment"),
     )
-    name = "-".join(filter(None, ["site", str(site.pk), slugify(site.name), "equipment"]))
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"{name}.csv"
-    )
-    return response

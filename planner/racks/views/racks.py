@@ -9,7 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET
 
 from planner.models import Rack, RackGroup
 from planner.racks import services
@@ -24,12 +25,9 @@ from planner.racks.views.access import (
     visible_rack,
     visible_rack_group,
 )
-from planner.web.editing import (
-    bound_form,
-    delete_and_redirect,
-    record_form_page,
-)
+from planner.web.editing import bound_form, record_form_page
 from planner.web.history import history_rows
+from planner.web.records import KeptRecord
 
 
 @require_GET
@@ -81,7 +79,7 @@ def rack_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None) -> HttpResponse:
+def _rack_form_page(request: HttpRequest, group: RackGroup, rack: Rack | None) -> HttpResponse:
     form = bound_form(
         request,
         RackForm,
@@ -97,35 +95,14 @@ def _rack_form_page(request: HttpRequest, *, group: RackGroup, rack: Rack | None
         record=rack,
         context={"group": group, "site": group.site, "rack": rack},
         saved_message=_("The rack was saved."),
-        conflict_message=_("This rack group already has a rack with this name."),
+        conflict_message=RackForm.NAME_TAKEN,
     )
 
 
-@require_http_methods(["GET", "POST"])
-def rack_create(request: HttpRequest, pk: int) -> HttpResponse:
-    return _rack_form_page(request, group=editable_rack_group(request, pk), rack=None)
-
-
-@require_http_methods(["GET", "POST"])
-def rack_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    rack = editable_rack(request, pk)
-    return _rack_form_page(request, group=rack.rack_group, rack=rack)
-
-
-@require_POST
-def rack_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    rack = editable_rack(request, pk)
-    name = rack.name
-    return delete_and_redirect(
-        request,
-        rack,
-        lambda: services.rack_delete(rack=rack),
-        back=reverse("planner:rackgroup_detail", args=[rack.rack_group_id]),
-        out_of_date=_("The page was out of date; check the rack and try again."),
-        stale=_(
-            "Someone else changed the rack “%(name)s” after this page was loaded; it was not "
-            "deleted."
-        )
-        % {"name": name},
-        done=_("The rack “%(name)s” was deleted.") % {"name": name},
-    )
+RACKS = KeptRecord(editable_rack_group, editable_rack, "rack_group", gettext_lazy("rack"))
+rack_create, rack_edit = RACKS.form_views(_rack_form_page)
+# Its group's page, where the rack was listed (the group's own URL is a place on the site page).
+rack_delete = RACKS.delete_view(
+    lambda rack: services.rack_delete(rack=rack),
+    back=lambda rack: reverse("planner:rackgroup_detail", args=[rack.rack_group_id]),
+)
