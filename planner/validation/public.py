@@ -22,6 +22,9 @@ DATA_FILE = Path(__file__).resolve().parent / "training_public.csv"
 
 @dataclass(frozen=True)
 class Case(Row):
+    """A published training run: the model it trained, the question it becomes, and the
+    throughput it reported per device."""
+
     model_name: str
     request: EstimateRequest
     measured_tokens_per_s_per_device: float
