@@ -6,9 +6,12 @@ Every row keeps its sources and the date they were read, so an answer can cite t
 from __future__ import annotations
 
 import csv
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar, get_type_hints
 
 import catalog
 
@@ -23,16 +26,22 @@ def version_key(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Sourced:
+    """What every row of the tables keeps: the pages it was read from and the day."""
+
+    sources: tuple[str, ...]
+    read_on: str
+
+
 @dataclass(frozen=True)
-class Toolkit:
+class Toolkit(Sourced):
     """One CUDA minor release and the driver its GA installer bundles (the toolkit's minimum for
     full support)."""
 
     cuda: str
     linux_driver: str
     windows_driver: str
-    sources: tuple[str, ...]
-    read_on: str
 
     @property
     def major(self) -> int:
@@ -40,19 +49,19 @@ class Toolkit:
 
 
 @dataclass(frozen=True)
-class Family:
+class Family(Sourced):
     """A CUDA major release's driver window for minor-version compatibility."""
 
     major: int
     min_branch: int
     below_branch: int | None
     min_linux_driver: str
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
 class Branch:
+    """A driver branch's support status, from one page."""
+
     branch: int
     designation: str
     end_of_life: str
@@ -61,7 +70,7 @@ class Branch:
 
 
 @dataclass(frozen=True)
-class TorchBuild:
+class TorchBuild(Sourced):
     """One PyTorch release's wheel for one CUDA (cu124) or ROCm (rocm6.2) version."""
 
     torch: str
@@ -69,8 +78,6 @@ class TorchBuild:
     channel: str
     kind: str
     arch_list: tuple[str, ...]  # "9.0", "9.0a", "12.0+PTX"; empty when not read
-    sources: tuple[str, ...]
-    read_on: str
 
     @property
     def cuda(self) -> str:
@@ -85,100 +92,21 @@ class TorchBuild:
 
 
 @dataclass(frozen=True)
-class Capability:
+class Capability(Sourced):
     accelerator: str
     compute_capability: str
-    sources: tuple[str, ...]
-    read_on: str
-
-
-def _rows(name: str) -> list[dict[str, str]]:
-    with (DATA_DIR / name).open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-@cache
-def toolkits() -> tuple[Toolkit, ...]:
-    rows = [
-        Toolkit(
-            r["cuda"],
-            r["linux_driver"],
-            r["windows_driver"],
-            tuple(r["source_urls"].split()),
-            r["read_on"],
-        )
-        for r in _rows("cuda_toolkits.csv")
-    ]
-    return tuple(sorted(rows, key=lambda t: version_key(t.cuda)))
-
-
-@cache
-def families() -> dict[int, Family]:
-    return {
-        int(r["major"]): Family(
-            int(r["major"]),
-            int(r["min_branch"]),
-            int(r["below_branch"]) if r["below_branch"] else None,
-            r["min_linux_driver"],
-            tuple(r["source_urls"].split()),
-            r["read_on"],
-        )
-        for r in _rows("cuda_families.csv")
-    }
-
-
-@cache
-def branches() -> dict[int, Branch]:
-    return {
-        int(r["branch"]): Branch(
-            int(r["branch"]), r["designation"], r["end_of_life"], r["source_url"], r["read_on"]
-        )
-        for r in _rows("driver_branches.csv")
-    }
-
-
-@cache
-def torch_builds() -> tuple[TorchBuild, ...]:
-    rows = [
-        TorchBuild(
-            r["torch"],
-            r["build"],
-            r["channel"],
-            r["kind"],
-            tuple(r["arch_list"].split()),
-            tuple(r["source_urls"].split()),
-            r["read_on"],
-        )
-        for r in _rows("torch_builds.csv")
-    ]
-    return tuple(sorted(rows, key=lambda b: (version_key(b.torch), b.kind, b.build)))
-
-
-@cache
-def capabilities() -> dict[str, Capability]:
-    return {
-        r["accelerator"]: Capability(
-            r["accelerator"],
-            r["compute_capability"],
-            tuple(r["source_urls"].split()),
-            r["read_on"],
-        )
-        for r in _rows("compute_capability.csv")
-    }
 
 
 @dataclass(frozen=True)
-class MinorLimit:
+class MinorLimit(Sourced):
     """One of the caveats NVIDIA lists for CUDA minor-version compatibility."""
 
     code: str
     error: str
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class FrameworkRelease:
+class FrameworkRelease(Sourced):
     """A serving framework's release: the PyTorch it pins and the cards it supports."""
 
     framework: str
@@ -186,142 +114,121 @@ class FrameworkRelease:
     torch: str  # minor release, "2.6"; empty when not stated
     min_capability: str  # "7.0"; empty when the release lists architectures instead
     capabilities: tuple[str, ...]  # the listed compute capabilities, if any
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class RocmRelease:
+class RocmRelease(Sourced):
     rocm: str  # "6.2"
     gfx_targets: tuple[str, ...]
     torch_versions: tuple[str, ...]
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class RocmKernelDriver:
+class RocmKernelDriver(Sourced):
     """The ROCm kernel-mode driver (amdgpu) release and the user space releases tested on it."""
 
     kmd: str
     user_space: tuple[str, ...]
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class GfxTarget:
+class GfxTarget(Sourced):
+    """The LLVM target (gfx942) an AMD card's kernels are built for."""
+
     accelerator: str
     gfx_target: str
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class CannPair:
+class CannPair(Sourced):
     """One CANN release and a PyTorch release with the torch_npu version built for the pair."""
 
     cann: str
     torch: str
     torch_npu: str
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class CannDriver:
+class CannDriver(Sourced):
     cann: str
     hdk: str  # the Ascend HDK (driver and firmware) release paired with it
-    sources: tuple[str, ...]
-    read_on: str
 
 
 @dataclass(frozen=True)
-class MindsporePair:
+class MindsporePair(Sourced):
     mindspore: str
     cann: str  # the recommended CANN
-    sources: tuple[str, ...]
-    read_on: str
 
 
-def _urls(row: dict[str, str]) -> tuple[str, ...]:
-    return tuple(row["source_urls"].split())
+# How a column's text is read, by the type of the field it fills.
+READERS: dict[Any, Callable[[str], Any]] = {
+    str: str,
+    int: int,
+    int | None: lambda text: int(text) if text else None,
+    tuple[str, ...]: lambda text: tuple(text.split()),
+}
+# The columns not named as their field.
+COLUMNS = {"sources": "source_urls", "source": "source_url"}
+
+Row = TypeVar("Row")
+Key = TypeVar("Key")
 
 
-@cache
-def minor_limits() -> tuple[MinorLimit, ...]:
-    return tuple(
-        MinorLimit(r["code"], r["error"], _urls(r), r["read_on"])
-        for r in _rows("cuda_minor_limits.csv")
-    )
-
-
-@cache
-def framework_releases() -> tuple[FrameworkRelease, ...]:
-    rows = [
-        FrameworkRelease(
-            r["framework"],
-            r["version"],
-            r["torch"],
-            r["min_capability"],
-            tuple(r["capabilities"].split()),
-            _urls(r),
-            r["read_on"],
-        )
-        for r in _rows("framework_releases.csv")
+def _read(row_type: type[Row], name: str) -> list[Row]:
+    """Every row of the table `name` as a `row_type`: each field from the column of its name,
+    read as its type says (columns no field names, such as notes, are not read)."""
+    types = get_type_hints(row_type)
+    fields = [
+        (f.name, COLUMNS.get(f.name, f.name), READERS[types[f.name]])
+        for f in dataclasses.fields(row_type)  # type: ignore[arg-type]
     ]
-    return tuple(sorted(rows, key=lambda f: (f.framework, version_key(f.version))))
+    with (DATA_DIR / name).open(encoding="utf-8", newline="") as handle:
+        return [
+            row_type(**{field: read(r[column]) for field, column, read in fields})
+            for r in csv.DictReader(handle)
+        ]
 
 
-@cache
-def rocm_releases() -> dict[str, RocmRelease]:
-    return {
-        r["rocm"]: RocmRelease(
-            r["rocm"],
-            tuple(r["gfx_targets"].split()),
-            tuple(r["torch_versions"].split()),
-            _urls(r),
-            r["read_on"],
-        )
-        for r in _rows("rocm_releases.csv")
-    }
+def _ordered(
+    row_type: type[Row], name: str, order: Callable[[Row], Any] | None = None
+) -> Callable[[], tuple[Row, ...]]:
+    """The reader of a table as a tuple: sorted by `order`, else in the file's order; read once."""
+
+    @cache
+    def rows() -> tuple[Row, ...]:
+        found = _read(row_type, name)
+        return tuple(sorted(found, key=order) if order else found)
+
+    return rows
 
 
-@cache
-def rocm_kernel_drivers() -> dict[str, RocmKernelDriver]:
-    return {
-        r["kmd"]: RocmKernelDriver(r["kmd"], tuple(r["user_space"].split()), _urls(r), r["read_on"])
-        for r in _rows("rocm_kmd.csv")
-    }
+def _keyed(
+    row_type: type[Row], name: str, key: Callable[[Row], Key]
+) -> Callable[[], dict[Key, Row]]:
+    """The reader of a table as a dict by `key`; read once."""
+
+    @cache
+    def rows() -> dict[Key, Row]:
+        return {key(r): r for r in _read(row_type, name)}
+
+    return rows
 
 
-@cache
-def gfx_targets() -> dict[str, GfxTarget]:
-    return {
-        r["accelerator"]: GfxTarget(r["accelerator"], r["gfx_target"], _urls(r), r["read_on"])
-        for r in _rows("gfx_targets.csv")
-    }
-
-
-@cache
-def cann_pairs() -> tuple[CannPair, ...]:
-    return tuple(
-        CannPair(r["cann"], r["torch"], r["torch_npu"], _urls(r), r["read_on"])
-        for r in _rows("cann_torch_npu.csv")
-    )
-
-
-@cache
-def cann_drivers() -> dict[str, CannDriver]:
-    return {
-        r["cann"]: CannDriver(r["cann"], r["hdk"], _urls(r), r["read_on"])
-        for r in _rows("cann_hdk.csv")
-    }
-
-
-@cache
-def mindspore_pairs() -> dict[str, MindsporePair]:
-    return {
-        r["mindspore"]: MindsporePair(r["mindspore"], r["cann"], _urls(r), r["read_on"])
-        for r in _rows("mindspore_cann.csv")
-    }
+# The tables, each read the first time it is asked for.
+toolkits = _ordered(Toolkit, "cuda_toolkits.csv", lambda t: version_key(t.cuda))
+families = _keyed(Family, "cuda_families.csv", lambda f: f.major)
+branches = _keyed(Branch, "driver_branches.csv", lambda b: b.branch)
+torch_builds = _ordered(
+    TorchBuild, "torch_builds.csv", lambda b: (version_key(b.torch), b.kind, b.build)
+)
+capabilities = _keyed(Capability, "compute_capability.csv", lambda c: c.accelerator)
+minor_limits = _ordered(MinorLimit, "cuda_minor_limits.csv")
+framework_releases = _ordered(
+    FrameworkRelease, "framework_releases.csv", lambda f: (f.framework, version_key(f.version))
+)
+rocm_releases = _keyed(RocmRelease, "rocm_releases.csv", lambda r: r.rocm)
+rocm_kernel_drivers = _keyed(RocmKernelDriver, "rocm_kmd.csv", lambda k: k.kmd)
+gfx_targets = _keyed(GfxTarget, "gfx_targets.csv", lambda g: g.accelerator)
+cann_pairs = _ordered(CannPair, "cann_torch_npu.csv")
+cann_drivers = _keyed(CannDriver, "cann_hdk.csv", lambda d: d.cann)
+mindspore_pairs = _keyed(MindsporePair, "mindspore_cann.csv", lambda m: m.mindspore)

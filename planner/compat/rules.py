@@ -214,6 +214,19 @@ def _kind(stack: Stack) -> str:
     return "rocm" if amd or (stack.build or "").startswith("rocm") else "cuda"
 
 
+def _install(code: str, build: TorchBuild, stack: Stack, effort: int) -> Fix:
+    """The fix that installs `build`: its sentence names the build, its release and the driver
+    and card it suits, and its command is the pip line."""
+    sentence = message(
+        code,
+        build=build.build,
+        torch=build.torch,
+        driver=stack.driver or "-",
+        capability=stack.compute_capability or "-",
+    )
+    return Fix(effort, sentence, pip_command(build))
+
+
 def _fixes(
     stack: Stack, release: str | None, build: TorchBuild | None, problems: list[Message]
 ) -> list[Fix]:
@@ -229,14 +242,7 @@ def _fixes(
         code = "compat.fix.build" if stack.driver else "compat.fix.rocm"
         if fit.kind == "cuda" and "compat.arch_missing" in codes:
             code = "compat.fix.build_arch"
-        sentence = message(
-            code,
-            build=fit.build,
-            torch=fit.torch,
-            driver=stack.driver or "-",
-            capability=stack.compute_capability or "-",
-        )
-        fixes.append(Fix(EFFORT_BUILD, sentence, pip_command(fit)))
+        fixes.append(_install(code, fit, stack, EFFORT_BUILD))
     else:
         anywhere = [b for t in releases() for b in builds_of(t, kind) if _fits(stack, b)]
         if kind == "rocm" and stack.gfx:
@@ -249,14 +255,7 @@ def _fixes(
                 code = "compat.fix.rocm"
             elif "compat.arch_missing" in codes:
                 code = "compat.fix.release"
-            sentence = message(
-                code,
-                build=chosen.build,
-                torch=chosen.torch,
-                driver=stack.driver or "-",
-                capability=stack.compute_capability or "-",
-            )
-            fixes.append(Fix(EFFORT_RELEASE, sentence, pip_command(chosen)))
+            fixes.append(_install(code, chosen, stack, EFFORT_RELEASE))
     if "compat.driver_too_old" in codes:
         cuda = build.cuda if build is not None and build.kind == "cuda" else stack.cuda
         toolkit = next((t for t in data.toolkits() if t.cuda == cuda), None)

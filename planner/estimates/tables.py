@@ -1,4 +1,4 @@
-"""A human-readable summary of an estimate, for terminals."""
+"""Human-readable summaries of an estimate and of a rack fit, for terminals."""
 
 
 def estimate_table(answer: dict) -> str:
@@ -33,5 +33,26 @@ def estimate_table(answer: dict) -> str:
     lines.append(f"time                {tim['days']:>10.2f} days ({tim['seconds']:,.0f} s)")
     lines.append("efficiency          " + "  ".join(f"{k} {v:.3f}" for k, v in eta.items()))
     lines.append(f"bottleneck          {answer['bottleneck']}")
+    lines.extend(f"warning: {w}" for w in answer["warnings"])
+    return "\n".join(lines)
+
+
+def fit_table(answer: dict) -> str:
+    """The answer for a terminal."""
+    limits = answer["limits"]
+    racks = answer["racks_needed"]
+    cost = answer["yearly_energy_cost"]
+    lines = [
+        f"servers per rack    {answer['servers_per_rack']:>10}  (binding: {answer['binding']})",
+        "  limits            "
+        + "  ".join(f"{k} {'-' if v is None else v}" for k, v in limits.items()),
+        f"racks needed        {'cannot be hosted' if racks is None else f'{racks:>10}'}",
+        f"IT power            {answer['it_power_kw']:>10,.1f} kW",
+        f"facility power      {answer['facility_power_kw']:>10,.1f} kW",
+        f"energy per year     {answer['yearly_energy_kwh']:>10,.0f} kWh",
+    ]
+    if cost is not None:
+        lines.append(f"energy cost/year    {cost:>10,.0f}")
+    lines.append(f"eta_thermal         {answer['eta_thermal']:>10.3f}")
     lines.extend(f"warning: {w}" for w in answer["warnings"])
     return "\n".join(lines)

@@ -1,5 +1,6 @@
-"""The shape every question-and-answer command shares: JSON from a file or stdin, an answer
-as JSON or a table, and exit status 2 with one line naming the bad field."""
+"""The shape every command that reads FILE (or `-` for stdin) shares: exit status 2 with one
+line naming what is wrong; and, for question-and-answer commands, JSON in and an answer out as
+JSON or a table."""
 
 import json
 import sys
@@ -14,7 +15,31 @@ from planner.engine import RequestError
 EXIT_BAD_INPUT = 2
 
 
-class JsonQuestionCommand(BaseCommand):
+class InputCommand(BaseCommand):
+    """A command that reads FILE, or `-` for standard input, and fails with one line."""
+
+    def read_input(self, file: str, *, text: bool = False, limit: int = -1) -> Any:
+        """At most `limit` characters or bytes of `file` (`-`: standard input, all by
+        default): bytes, or with `text` UTF-8 text, undecodable bytes replaced. A file that
+        cannot be read fails with one line."""
+        try:
+            if file == "-":
+                stdin = sys.stdin if text else getattr(sys.stdin, "buffer", sys.stdin)
+                return stdin.read(limit)
+            if text:
+                with open(file, encoding="utf-8", errors="replace") as handle:
+                    return handle.read(limit)
+            with open(file, "rb") as handle:
+                return handle.read(limit)
+        except OSError as exc:
+            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
+
+    def fail(self, message: str) -> NoReturn:
+        self.stderr.write(f"error: {message}")
+        sys.exit(EXIT_BAD_INPUT)
+
+
+class JsonQuestionCommand(InputCommand):
     run: Callable[..., dict]  # service taking data=...
     table: Callable[[dict], str]  # human summary of an answer
 
@@ -40,14 +65,7 @@ class JsonQuestionCommand(BaseCommand):
         not UTF-8, is not JSON or holds what no store accepts (config/json_input) fails with
         one line."""
         try:
-            if file == "-":
-                stdin = getattr(sys.stdin, "buffer", sys.stdin)
-                text = stdin.read()
-            else:
-                with open(file, "rb") as handle:
-                    text = handle.read()
-        except OSError as exc:
-            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
+            text = self.read_input(file)
         except UnicodeDecodeError as exc:  # a text-mode stdin that is not UTF-8
             self.fail(f"request: not UTF-8 (byte {exc.start} cannot be decoded)")
         try:
@@ -58,7 +76,3 @@ class JsonQuestionCommand(BaseCommand):
             )
         except ValueError as exc:  # JsonInputError: names the value at fault
             self.fail(str(exc))
-
-    def fail(self, message: str) -> NoReturn:
-        self.stderr.write(f"error: {message}")
-        sys.exit(EXIT_BAD_INPUT)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from planner.validation.measured import MeasuredOutcome
 from planner.validation.public import Outcome
 from planner.validation.public_inference import InferenceOutcome
+from planner.validation.rows import Row
 
 JOBS = ("training", "inference")
 # What the engine's answer is judged on, by the figure a row measures.
@@ -57,21 +58,17 @@ def _framework(request) -> str:
     return request.framework or "megatron"
 
 
+def _observed(case: Row, job: str, metric: str, framework: str, error: float) -> Observation:
+    return Observation(case.id, case.source, job, metric, framework, case.split, error, case.reason)
+
+
 def observations(
     public: Iterable[Outcome] = (),
     measured: Iterable[MeasuredOutcome] = (),
     inference: Iterable[InferenceOutcome] = (),
 ) -> list[Observation]:
     found = [
-        Observation(
-            o.case.id,
-            o.case.source,
-            "training",
-            "throughput",
-            _framework(o.case.request),
-            o.case.split,
-            o.error,
-        )
+        _observed(o.case, "training", "throughput", _framework(o.case.request), o.error)
         for o in public
     ]
     for m in measured:
@@ -79,30 +76,9 @@ def observations(
             error = m.error(figure)
             if error is not None:
                 job = job_of(m.case.request.task)
-                found.append(
-                    Observation(
-                        m.case.id,
-                        m.case.source,
-                        job,
-                        metric,
-                        m.case.band_framework,
-                        m.case.split,
-                        error,
-                        m.case.reason,
-                    )
-                )
+                found.append(_observed(m.case, job, metric, m.case.band_framework, error))
     found += [
-        Observation(
-            i.case.id,
-            i.case.source,
-            "inference",
-            "decode",
-            i.case.framework,
-            i.case.split,
-            i.error,
-            i.case.reason,
-        )
-        for i in inference
+        _observed(i.case, "inference", "decode", i.case.framework, i.error) for i in inference
     ]
     return found
 

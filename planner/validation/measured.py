@@ -12,24 +12,22 @@ from __future__ import annotations
 
 import csv
 import json
-import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from planner.adapters import accelerator_spec, model_spec
 from planner.engine.estimate import estimate
-from planner.engine.shapes import param_split
 from planner.engine.specs import EstimateRequest, InferenceSpec, ModelSpec, ParallelSpec
 from planner.validation.catalog import catalog_rows
+from planner.validation.rows import Row, error_summary, flag, row_names, shaped_model
 
 DATA_FILE = Path(__file__).resolve().parent / "h200_measured.csv"
 MEASUREMENTS = Path(__file__).resolve().parent / "measurements"
 ACCELERATOR = "nvidia-h200-sxm-141gb"
 KINDS = ("train", "decode", "prefill")
-SPLITS = ("calibration", "held_out")
 # What each kind compares: the measured figure's name and the engine's answer for it.
 METRICS = {
     "train": ("tokens_per_s", "peak_reserved_gib", "fits"),
@@ -52,19 +50,14 @@ BAND_FRAMEWORK = {"static-graph": "vllm", "hf": "hf"}
 
 
 @dataclass(frozen=True)
-class MeasuredCase:
-    id: str
-    source: str
+class MeasuredCase(Row):
     kind: str
     framework: str
     compile: bool
     cuda_graphs: bool
     param_dtype: str
-    split: str
     note: str
     report: str
-    # Why a figure off by more than 25 % is not modelled, where one is.
-    reason: str
     request: EstimateRequest
     measured: dict[str, float | bool]
 
@@ -106,13 +99,6 @@ def _report(relative: str) -> dict[str, Any]:
     return data
 
 
-def _parse_bool(row: dict[str, str], name: str) -> bool:
-    value = row[name].strip().lower()
-    if value not in ("true", "false"):
-        raise ValueError(f"{row['id']}: {name} must be true or false, not {row[name]!r}")
-    return value == "true"
-
-
 def find_measurement(report: dict[str, Any], match: str, row_id: str) -> dict[str, Any]:
     """The one result in `report` whose fields equal every `key=value` of `match`."""
     try:
@@ -130,23 +116,12 @@ def find_measurement(report: dict[str, Any], match: str, row_id: str) -> dict[st
 
 
 def _train_model(result: dict[str, Any], row_id: str) -> ModelSpec:
-    shape = ModelSpec(
-        params=0.0,
-        layers=int(result["layers"]),
-        hidden=int(result["hidden"]),
-        heads=int(result["heads"]),
-        kv_heads=int(result["kv_heads"]),
-        ffn=int(result["ffn"]),
-        vocab=int(result["vocab"]),
-        gated_mlp=True,
-        name=str(result["model"]),
-    )
-    params = param_split(shape).body + 2 * shape.embedding_params
-    if abs(params - result["params"]) > 1e-3 * result["params"]:
+    model = shaped_model(result, gated_mlp=True, name=str(result["model"]))
+    if abs(model.params - result["params"]) > 1e-3 * result["params"]:
         raise ValueError(
-            f"{row_id}: shape gives {params:.0f} parameters, the run had {result['params']}"
+            f"{row_id}: shape gives {model.params:.0f} parameters, the run had {result['params']}"
         )
-    return replace(shape, params=params)
+    return model
 
 
 def _stack(row: dict[str, str]) -> dict[str, Any]:
@@ -157,7 +132,7 @@ def _stack(row: dict[str, str]) -> dict[str, Any]:
     return {
         "framework": ENGINE_FRAMEWORK[row["framework"]],
         # The engine's hf stack replays decode as CUDA graphs only when compiled.
-        "compile": _parse_bool(row, "compile") or _parse_bool(row, "cuda_graphs"),
+        "compile": flag(row, "compile") or flag(row, "cuda_graphs"),
         "param_dtype": param_dtype if param_dtype == "fp32" else None,
     }
 
@@ -232,8 +207,7 @@ def load_measured_cases(path: Path = DATA_FILE) -> list[MeasuredCase]:
         for row in csv.DictReader(handle):
             if row["kind"] not in KINDS:
                 raise ValueError(f"{row['id']}: kind must be one of {KINDS}, not {row['kind']!r}")
-            if row["split"] not in SPLITS:
-                raise ValueError(f"{row['id']}: split must be one of {SPLITS}")
+            names = row_names(row)
             result = find_measurement(_report(row["report"]), row["match"], row["id"])
             if "error" in result or "skipped" in result:
                 raise ValueError(f"{row['id']}: the matched measurement has no figures")
@@ -243,17 +217,14 @@ def load_measured_cases(path: Path = DATA_FILE) -> list[MeasuredCase]:
                 request, measured = _inference_case(row["kind"], result, row, accelerator)
             cases.append(
                 MeasuredCase(
-                    id=row["id"],
-                    source=row["source"],
+                    **names,
                     kind=row["kind"],
                     framework=row["framework"],
-                    compile=_parse_bool(row, "compile"),
-                    cuda_graphs=_parse_bool(row, "cuda_graphs"),
+                    compile=flag(row, "compile"),
+                    cuda_graphs=flag(row, "cuda_graphs"),
                     param_dtype=row["param_dtype"],
-                    split=row["split"],
                     note=row["note"],
                     report=row["report"],
-                    reason=row["reason"].strip(),
                     request=request,
                     measured=measured,
                 )
@@ -282,10 +253,4 @@ def run_all_measured(cases: list[MeasuredCase] | None = None) -> list[MeasuredOu
 
 def group_summary(outcomes: Iterable[MeasuredOutcome], metric: str) -> dict[str, float] | None:
     errors = [abs(e) for e in (o.error(metric) for o in outcomes) if e is not None]
-    if not errors:
-        return None
-    return {
-        "rows": len(errors),
-        "median_abs_error": statistics.median(errors),
-        "max_abs_error": max(errors),
-    }
+    return error_summary(errors) if errors else None

@@ -16,20 +16,16 @@ from planner.engine.estimate import estimate
 from planner.engine.specs import EstimateRequest, InferenceSpec
 from planner.engine.stack import INFERENCE_FRAMEWORKS
 from planner.validation.catalog import catalog_rows
+from planner.validation.rows import Row, row_names
 
 DATA_FILE = Path(__file__).resolve().parent / "inference_public.csv"
-SPLITS = ("calibration", "held_out")
 SOURCE_COLUMNS = ("source", "citation", "table", "date")
 
 
 @dataclass(frozen=True)
-class InferenceCase:
-    id: str
-    source: str
+class InferenceCase(Row):
     citation: str
     framework: str
-    split: str
-    reason: str
     request: EstimateRequest
     measured_tpot_s: float
 
@@ -59,8 +55,7 @@ def _case(row: dict[str, str], models: dict, accelerators: dict) -> InferenceCas
     for name in SOURCE_COLUMNS:
         if not row[name].strip():
             raise ValueError(f"{row_id}: {name} is required (every published figure names it)")
-    if row["split"] not in SPLITS:
-        raise ValueError(f"{row_id}: split must be one of {SPLITS}, not {row['split']!r}")
+    names = row_names(row)
     if row["framework"] not in INFERENCE_FRAMEWORKS:
         raise ValueError(f"{row_id}: framework {row['framework']!r} does not serve")
     if row["catalog_model"] not in models:
@@ -85,12 +80,9 @@ def _case(row: dict[str, str], models: dict, accelerators: dict) -> InferenceCas
         ),
     )
     return InferenceCase(
-        id=row_id,
-        source=row["source"],
+        **names,
         citation=row["citation"],
         framework=row["framework"],
-        split=row["split"],
-        reason=row["reason"].strip(),
         request=request,
         # A batch of one: the published tokens per second is one sequence's, 1 / time per token.
         measured_tpot_s=1.0 / tokens_per_s,

@@ -6,6 +6,8 @@ training memory, decode, prefill), with the `fits` verdicts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from planner.validation.groups import (
     MIN_GROUP_ROWS,
     REASON_ABOVE,
@@ -14,9 +16,9 @@ from planner.validation.groups import (
     observations,
     unexplained,
 )
-from planner.validation.measured import METRICS, MeasuredOutcome
-from planner.validation.public import Outcome
-from planner.validation.public_inference import InferenceOutcome
+from planner.validation.measured import METRICS, MeasuredOutcome, run_all_measured
+from planner.validation.public import Outcome, run_all, summary
+from planner.validation.public_inference import InferenceOutcome, run_all_inference
 
 LABELS = {
     "tokens_per_s": "train tokens/s",
@@ -80,34 +82,90 @@ def source_table(
     return "\n".join(lines)
 
 
-def inference_table(inference: list[InferenceOutcome]) -> str:
-    head = (
-        f"{'row':<5} {'split':<11} {'source':<46} {'question':<34}"
-        f" {'measured':>10} {'predicted':>10} {'error':>8}"
-    )
+# A column: its title and the width and alignment its cells are written in ("<5", ">10").
+Column = tuple[str, str]
+# The columns every row table ends with.
+FIGURES: tuple[Column, ...] = (("measured", ">10"), ("predicted", ">10"), ("error", ">8"))
+# A validation row in a table: its lines of cells (one a compared figure) and its reason.
+Entry = tuple[list[tuple[str, ...]], str]
+
+
+def _table(columns: Sequence[Column], entries: Iterable[Entry]) -> list[str]:
+    """The titles, a rule as wide, then each row's lines, with its written reason below them
+    where it has one."""
+
+    def line(cells: Sequence[str]) -> str:
+        return " ".join(format(c, spec) for c, (_title, spec) in zip(cells, columns, strict=True))
+
+    head = line([title for title, _spec in columns])
     lines = [head, "-" * len(head)]
+    for cell_lines, reason in entries:
+        lines.extend(line(cells) for cells in cell_lines)
+        if reason:
+            lines.append(f"      reason: {reason}")
+    return lines
+
+
+def _error(error: float | None) -> str:
+    return "" if error is None else f"{100 * error:+.1f}%"
+
+
+def public_table(public: list[Outcome]) -> str:
+    """The published training runs, row by row, and their median and largest error."""
+    columns = (("row", "<5"), ("source", "<34"), ("model", "<16"), *FIGURES)
+    entries: list[Entry] = []
+    for o in public:
+        cells = (
+            o.case.id,
+            o.case.source[:34],
+            o.case.model_name[:16],
+            f"{o.case.measured_tokens_per_s_per_device:,.1f}",
+            f"{o.predicted_tokens_per_s_per_device:,.1f}",
+            _error(o.error),
+        )
+        entries.append(([cells], o.case.reason))
+    lines = _table(columns, entries)
+    s = summary(public)
+    lines.append("-" * len(lines[0]))
+    lines.append(
+        f"{s['rows']} rows, tokens/s per device: median |error| {100 * s['median_abs_error']:.1f} %, "
+        f"max {100 * s['max_abs_error']:.1f} %"
+    )
+    return "\n".join(lines)
+
+
+def inference_table(inference: list[InferenceOutcome]) -> str:
+    columns = (("row", "<5"), ("split", "<11"), ("source", "<46"), ("question", "<34"), *FIGURES)
+    entries: list[Entry] = []
     for o in inference:
         r = o.case.request
         question = (
             f"{r.model.name} {r.accelerator.name} {r.precision} "
             f"b{r.inference.batch} ctx{r.inference.prompt_len}"
         )
-        lines.append(
-            f"{o.case.id:<5} {o.case.split:<11} {o.case.source[:46]:<46} {question[:34]:<34} "
-            f"{_fmt(o.case.measured_tpot_s):>10} {_fmt(o.predicted_tpot_s):>10} "
-            f"{100 * o.error:>+7.1f}%"
+        cells = (
+            o.case.id,
+            o.case.split,
+            o.case.source[:46],
+            question[:34],
+            _fmt(o.case.measured_tpot_s),
+            _fmt(o.predicted_tpot_s),
+            _error(o.error),
         )
-        if o.case.reason:
-            lines.append(f"      reason: {o.case.reason}")
-    return "\n".join(lines)
+        entries.append(([cells], o.case.reason))
+    return "\n".join(_table(columns, entries))
 
 
 def measured_table(measured: list[MeasuredOutcome]) -> str:
-    head = (
-        f"{'row':<5} {'split':<11} {'stack':<28} {'question':<34} {'metric':<18}"
-        f" {'measured':>10} {'predicted':>10} {'error':>8}"
+    columns = (
+        ("row", "<5"),
+        ("split", "<11"),
+        ("stack", "<28"),
+        ("question", "<34"),
+        ("metric", "<18"),
+        *FIGURES,
     )
-    lines = [head, "-" * len(head)]
+    entries: list[Entry] = []
     for o in measured:
         c = o.case
         r = c.request
@@ -117,22 +175,36 @@ def measured_table(measured: list[MeasuredOutcome]) -> str:
             question = f"{r.model.name} mb{r.micro_batch} recompute={recompute}"
         else:
             question = f"{r.model.name} b{r.inference.batch} ctx{r.inference.prompt_len}"
-        for metric in METRICS[c.kind]:
-            if metric not in c.measured:
-                continue
-            measured_value, predicted = c.measured[metric], o.predicted[metric]
-            err = o.error(metric)
-            lines.append(
-                f"{c.id:<5} {c.split:<11} {c.stack[:28]:<28} {question[:34]:<34} "
-                f"{LABELS.get(metric, metric)[:18]:<18} {_fmt(measured_value):>10} "
-                f"{_fmt(predicted):>10} {(f'{100 * err:+.1f}%' if err is not None else ''):>8}"
+        figures = [
+            (
+                c.id,
+                c.split,
+                c.stack[:28],
+                question[:34],
+                LABELS.get(metric, metric)[:18],
+                _fmt(c.measured[metric]),
+                _fmt(o.predicted[metric]),
+                _error(o.error(metric)),
             )
-        if c.reason:
-            lines.append(f"      reason: {c.reason}")
-    return "\n".join(lines)
+            for metric in METRICS[c.kind]
+            if metric in c.measured
+        ]
+        entries.append((figures, c.reason))
+    return "\n".join(_table(columns, entries))
 
 
 def _fmt(value: float | bool) -> str:
     if isinstance(value, bool):
         return "fits" if value else "no fit"
     return f"{value:,.4g}"
+
+
+def validation_report(*, summary_only: bool = False) -> str:
+    """Every validation row replayed through the engine: each table's rows (unless only the
+    summary is asked for), then the accuracy per source group and the fits verdicts."""
+    public, measured, inference = run_all(), run_all_measured(), run_all_inference()
+    groups = source_table(public, measured, inference)
+    if summary_only:
+        return groups
+    tables = [public_table(public), measured_table(measured), inference_table(inference)]
+    return "\n\n".join([*tables, groups])

@@ -154,8 +154,9 @@ class Uncertainty(Answer):
     prefill: Band | None = None
 
 
-class EstimateAnswer(Answer):
-    """Memory, layout, throughput, time and the efficiency factors of one job on one build."""
+class EstimateFigures(Answer):
+    """The sections every estimate answers with, a candidate's too: memory, layout, throughput,
+    time, the inference figures and the efficiency factors."""
 
     memory: Memory
     parallelism: Layout
@@ -163,6 +164,11 @@ class EstimateAnswer(Answer):
     time: Time
     inference: InferenceFigures
     efficiency: Efficiency
+
+
+class EstimateAnswer(EstimateFigures):
+    """Memory, layout, throughput, time and the efficiency factors of one job on one build."""
+
     explanations: dict[str, str] = Field(
         description="Why each eta factor is what it is, the software stack the figures are for "
         "(stack), and (training) why the global batch"
@@ -314,15 +320,9 @@ class ServingLayout(Answer):
     )
 
 
-class CandidateEstimate(Answer):
+class CandidateEstimate(EstimateFigures):
     """The estimate of a candidate, without its explanations and layout search."""
 
-    memory: Memory
-    parallelism: Layout
-    throughput: Throughput
-    time: Time
-    inference: InferenceFigures
-    efficiency: Efficiency
     bottleneck: str
     warnings: list[str]
     breakdown: dict[str, float]

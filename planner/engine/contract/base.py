@@ -132,6 +132,13 @@ def whole(*, ge: int | None = None, le: int | None = None) -> Range:
     return Range(ge=ge, le=le, integer=True)
 
 
+# The bounds most fields share, named once.
+Count = Annotated[int, whole(ge=1)]  # a degree, a batch, a length, a layer count
+# A figure that must be positive: a thousandth of its unit at least, so a zero never divides.
+PositiveFigure = Annotated[float, number(ge=0.001)]
+NonNegative = Annotated[float, number(ge=0)]  # a power, a rate or a price that may be nothing
+
+
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise problem(_("must be true or false, not {value}"), value=repr(value))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
-from planner.engine.contract.base import Question, Text, number, problem, whole
+from planner.engine.contract.base import Count, Question, Text, number, problem, whole
 from planner.engine.errors import gettext_noop as _
 
 SCHEMA = "flopfit-probe/1"
@@ -94,7 +94,7 @@ class ProbeTrainingStep(Report):
     params: Positive
     tokens_per_s: Positive = Field(description="Measured training throughput, tokens/s")
     precision: Text = "bf16"
-    dp: Annotated[int, whole(ge=1)] = Field(1, description="Data-parallel ranks the step ran on")
+    dp: Count = Field(1, description="Data-parallel ranks the step ran on")
 
     @model_validator(mode="after")
     def _heads_divide(self) -> ProbeTrainingStep:

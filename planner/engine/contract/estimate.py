@@ -16,14 +16,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from planner.engine.batch import batch_range, candidate_batches
-from planner.engine.contract.base import (
-    Flag,
-    Question,
-    RequestError,
-    number,
-    problem,
-    whole,
-)
+from planner.engine.contract.base import Count, Flag, Question, RequestError, number, problem, whole
 from planner.engine.contract.items import AcceleratorRef, FabricRef, ModelRef
 from planner.engine.contract.job_parts import (
     Attention,
@@ -89,13 +82,13 @@ class Job(Question):
     seq_len: Annotated[int, whole(ge=1, le=10_000_000)] = Field(
         2048, description="Tokens per sequence"
     )
-    global_batch: Annotated[int, whole(ge=1)] | None = Field(
+    global_batch: Count | None = Field(
         None,
         description="Sequences per step; default: chosen with the layout, the fastest within "
         "the range published for the model's size (train: tokens per step by parameters, "
         "finetune: 64-128 sequences); the answer's batch section says which and why",
     )
-    micro_batch: Annotated[int, whole(ge=1)] | None = Field(
+    micro_batch: Count | None = Field(
         None, description="Sequences per micro-batch; searched when absent"
     )
     tokens: Annotated[float, number(ge=1)] | None = Field(

@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag
 
 from planner.engine.contract.base import (
     Flag,
+    NonNegative,
     Question,
     RequestError,
     SlugGiven,
@@ -153,7 +154,7 @@ class FitQuestion(Question):
     servers: Annotated[int, whole(ge=1, le=1_000_000)] = Field(1, description="Servers to place")
     # PUE = facility power / IT power, so never below 1 (The Green Grid, WP#49).
     pue: Annotated[float, number(ge=1, le=5)] = Field(1.0, description="Facility power / IT power")
-    price_per_kwh: Annotated[float, number(ge=0)] | None = Field(
+    price_per_kwh: NonNegative | None = Field(
         None, description="Energy price per kWh, for the yearly cost"
     )
 

@@ -10,7 +10,10 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
+    Count,
     Flag,
+    NonNegative,
+    PositiveFigure,
     Question,
     SlugGiven,
     Text,
@@ -39,23 +42,19 @@ class InlineModel(Question):
     params: Annotated[float, number(ge=1)] = Field(
         description="Parameters in all (experts included)"
     )
-    layers: Annotated[int, whole(ge=1)] = Field(description="Transformer layers")
-    hidden: Annotated[int, whole(ge=1)] = Field(description="Hidden size")
-    heads: Annotated[int, whole(ge=1)] = Field(description="Attention heads")
-    kv_heads: Annotated[int, whole(ge=1)] | None = Field(
+    layers: Count = Field(description="Transformer layers")
+    hidden: Count = Field(description="Hidden size")
+    heads: Count = Field(description="Attention heads")
+    kv_heads: Count | None = Field(
         None, description="Key/value heads (grouped-query attention); default: heads"
     )
-    ffn: Annotated[int, whole(ge=1)] = Field(description="Intermediate size of one expert's MLP")
-    vocab: Annotated[int, whole(ge=1)] = Field(description="Vocabulary size")
-    experts: Annotated[int, whole(ge=1)] = Field(
-        1, description="Routed experts per layer (1: dense)"
-    )
-    active_experts: Annotated[int, whole(ge=1)] = Field(
-        1, description="Experts each token is routed to"
-    )
+    ffn: Count = Field(description="Intermediate size of one expert's MLP")
+    vocab: Count = Field(description="Vocabulary size")
+    experts: Count = Field(1, description="Routed experts per layer (1: dense)")
+    active_experts: Count = Field(1, description="Experts each token is routed to")
     gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
     name: Text = "inline model"
-    head_dim: Annotated[int, whole(ge=1)] | None = Field(
+    head_dim: Count | None = Field(
         None, description="Width of one attention head; default: hidden / heads"
     )
     shared_ffn: Annotated[int, whole(ge=0)] = Field(
@@ -107,21 +106,17 @@ def _precisions_known(value: Any) -> Any:
 class InlineAccelerator(Question):
     """An accelerator's datasheet figures. FLOP rates are dense, never the sparsity figure."""
 
-    memory_gib: Annotated[float, number(ge=0.001)] = Field(description="Device memory, GiB")
-    memory_bw_gb_s: Annotated[float, number(ge=0.001)] = Field(description="Memory bandwidth, GB/s")
-    tflops: Annotated[
-        dict[str, Annotated[float, number(ge=0.001)]], BeforeValidator(_precisions_known)
-    ] = Field(description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)")
-    tdp_w: Annotated[float, number(ge=0)] = Field(0, description="Board power, W")
-    scale_up_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
+    memory_gib: PositiveFigure = Field(description="Device memory, GiB")
+    memory_bw_gb_s: PositiveFigure = Field(description="Memory bandwidth, GB/s")
+    tflops: Annotated[dict[str, PositiveFigure], BeforeValidator(_precisions_known)] = Field(
+        description="Dense TFLOP/s by precision (fp32, tf32, bf16, fp16, fp8, int8, int4)"
+    )
+    tdp_w: NonNegative = Field(0, description="Board power, W")
+    scale_up_gb_s: PositiveFigure | None = Field(
         None, description="Scale-up link (NVLink...) per device and direction, GB/s; none: PCIe"
     )
-    scale_up_domain: Annotated[int, whole(ge=1)] = Field(
-        8, description="Devices one scale-up link joins"
-    )
-    pcie_gb_s: Annotated[float, number(ge=0.001)] = Field(
-        31.5, description="PCIe per direction, GB/s"
-    )
+    scale_up_domain: Count = Field(8, description="Devices one scale-up link joins")
+    pcie_gb_s: PositiveFigure = Field(31.5, description="PCIe per direction, GB/s")
     name: Text = "inline accelerator"
 
     def spec(self) -> AcceleratorSpec:
@@ -140,10 +135,8 @@ class InlineAccelerator(Question):
 class InlineFabric(Question):
     """The scale-out network as one accelerator sees it."""
 
-    per_gpu_gb_s: Annotated[float, number(ge=0.001)] = Field(
-        description="Bandwidth per accelerator, GB/s"
-    )
-    latency_us: Annotated[float, number(ge=0)] = Field(5.0, description="Latency per hop, µs")
+    per_gpu_gb_s: PositiveFigure = Field(description="Bandwidth per accelerator, GB/s")
+    latency_us: NonNegative = Field(5.0, description="Latency per hop, µs")
     name: Text = "inline fabric"
 
     def spec(self) -> FabricSpec:

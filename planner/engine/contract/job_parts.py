@@ -8,8 +8,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from planner.engine.contract.base import (
+    Count,
     Flag,
     GivenFigures,
+    NonNegative,
+    PositiveFigure,
     Question,
     number,
     one_of,
@@ -97,18 +100,12 @@ class Lora(Question):
 class Parallelism(Question):
     """A fixed layout; absent, the engine searches every layout the cluster admits."""
 
-    tp: Annotated[int, whole(ge=1)] = Field(1, description="Tensor-parallel degree")
-    pp: Annotated[int, whole(ge=1)] = Field(1, description="Pipeline stages")
-    dp: Annotated[int, whole(ge=1)] | None = Field(
-        None, description="Data-parallel degree; default: the rest"
-    )
-    cp: Annotated[int, whole(ge=1)] = Field(
-        1, description="Context-parallel degree (the sequence split)"
-    )
-    vp: Annotated[int, whole(ge=1)] = Field(
-        1, description="Virtual pipeline stages per device (interleaving)"
-    )
-    ep: Annotated[int, whole(ge=1)] | None = Field(
+    tp: Count = Field(1, description="Tensor-parallel degree")
+    pp: Count = Field(1, description="Pipeline stages")
+    dp: Count | None = Field(None, description="Data-parallel degree; default: the rest")
+    cp: Count = Field(1, description="Context-parallel degree (the sequence split)")
+    vp: Count = Field(1, description="Virtual pipeline stages per device (interleaving)")
+    ep: Count | None = Field(
         None,
         description="Expert-parallel degree (MoE): data-parallel ranks the routed experts are "
         "spread over; default min(experts, dp)",
@@ -125,10 +122,8 @@ class Inference(Question):
     batch: Annotated[int, whole(ge=1, le=1_000_000)] = Field(
         1, description="Sequences decoded together"
     )
-    prompt_len: Annotated[int, whole(ge=1)] = Field(512, description="Prompt tokens per sequence")
-    output_len: Annotated[int, whole(ge=1)] = Field(
-        128, description="Generated tokens per sequence"
-    )
+    prompt_len: Count = Field(512, description="Prompt tokens per sequence")
+    output_len: Count = Field(128, description="Generated tokens per sequence")
     kv_precision: KvPrecision | None = Field(
         None,
         description="KV-cache precision; default: the weights' precision when a float, else bf16",
@@ -138,14 +133,14 @@ class Inference(Question):
 class Reliability(Question):
     """Interruptions of a long run and what each costs."""
 
-    failures_per_gpu_hour: Annotated[float, number(ge=0)] = Field(
+    failures_per_gpu_hour: NonNegative = Field(
         RELIABILITY_DEFAULTS.failures_per_gpu_hour,
         description="Failures per GPU-hour (Llama 3 on 16,384 H100: about 2e-5)",
     )
-    restart_s: Annotated[float, number(ge=0)] = Field(
+    restart_s: NonNegative = Field(
         RELIABILITY_DEFAULTS.restart_s, description="Time to restart after a failure, s"
     )
-    checkpoint_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
+    checkpoint_gb_s: PositiveFigure | None = Field(
         RELIABILITY_DEFAULTS.checkpoint_gb_s,
         description=(
             "Aggregate write bandwidth to checkpoint storage, GB/s; default about 1 GB/s per "

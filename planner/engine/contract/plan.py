@@ -11,8 +11,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
+    Count,
     Flag,
     GivenFigures,
+    NonNegative,
+    PositiveFigure,
     Question,
     Text,
     number,
@@ -112,17 +115,13 @@ class InlineSite(Question):
 
     racks: list[InlineRackGroup] = Field(default_factory=list)
     pue: Annotated[float, number(ge=1, le=3)] = Field(1.3, description="Facility power / IT power")
-    price_per_kwh: Annotated[float, number(ge=0)] | None = Field(
-        None, description="Electricity per kWh"
-    )
+    price_per_kwh: NonNegative | None = Field(None, description="Electricity per kWh")
     currency: Currency = Field("USD", description="Currency of price_per_kwh")
 
 
 class Budget(Question):
-    capex: Annotated[float, number(ge=0)] | None = Field(None, description="Purchase budget")
-    tco: Annotated[float, number(ge=0)] | None = Field(
-        None, description="Total cost of ownership budget"
-    )
+    capex: NonNegative | None = Field(None, description="Purchase budget")
+    tco: NonNegative | None = Field(None, description="Total cost of ownership budget")
     currency: Currency | None = Field(None, description="Default: the site's currency, else USD")
 
 
@@ -219,19 +218,11 @@ class RecommendQuestion(Question):
         Annotated[list[str], BeforeValidator(_strings(_("must be a list of server slugs")))] | None
     ) = Field(None, description="Only these catalog servers")
     count: CountRange = Field(default_factory=CountRange)
-    deadline_days: Annotated[float, number(ge=0.001)] | None = Field(
-        None, description="Training must finish within"
-    )
-    target_rps: Annotated[float, number(ge=0.001)] | None = Field(
-        None, description="Serving: requests per second"
-    )
-    ttft_ms: Annotated[float, number(ge=0.001)] | None = Field(
-        None, description="Serving: time to first token"
-    )
-    tpot_ms: Annotated[float, number(ge=0.001)] | None = Field(
-        None, description="Serving: time per output token"
-    )
-    rent_per_gpu_hour: Annotated[float, number(ge=0)] | None = Field(
+    deadline_days: PositiveFigure | None = Field(None, description="Training must finish within")
+    target_rps: PositiveFigure | None = Field(None, description="Serving: requests per second")
+    ttft_ms: PositiveFigure | None = Field(None, description="Serving: time to first token")
+    tpot_ms: PositiveFigure | None = Field(None, description="Serving: time per output token")
+    rent_per_gpu_hour: NonNegative | None = Field(
         None, description="Rent per accelerator-hour, for renting against buying"
     )
     objective: Annotated[Objective, BeforeValidator(one_of(tuple(OBJECTIVES)))] = Field(
@@ -256,6 +247,6 @@ class PlanRequest(RecommendQuestion):
     """What `POST /api/v1/plans/` takes: the recommend question, and optionally a saved site by
     its id instead of by name or inline."""
 
-    site_id: Annotated[int, whole(ge=1)] | None = Field(
+    site_id: Count | None = Field(
         None, description="A saved site you can see; or give `site`, not both"
     )

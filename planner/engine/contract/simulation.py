@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Discriminator, Field, RootModel, Tag, model_validator
 
 from planner.engine.contract.base import (
+    Count,
+    NonNegative,
+    PositiveFigure,
     Question,
     RequestError,
     Text,
@@ -53,7 +56,7 @@ class TrainingSimulation(Question):
     trials: Annotated[int, whole(ge=10, le=MAX_TRIALS)] = Field(
         10_000, description="Campaigns simulated"
     )
-    checkpoint_gb_s: Annotated[float, number(ge=0.001)] | None = Field(
+    checkpoint_gb_s: PositiveFigure | None = Field(
         None, description="Checkpoint write bandwidth, GB/s; default the estimate's reliability"
     )
     checkpoint_interval_s: Annotated[float, number(ge=1)] | None = Field(
@@ -62,19 +65,13 @@ class TrainingSimulation(Question):
     failures_per_gpu_hour: Annotated[float, number(ge=0, le=1)] | None = Field(
         None, description="Default the estimate's reliability"
     )
-    detect_s: Annotated[float, number(ge=0)] = Field(
-        60.0, description="Time to notice a failure, s"
-    )
-    restart_s: Annotated[float, number(ge=0)] | None = Field(
-        None, description="Default the estimate's reliability"
-    )
+    detect_s: NonNegative = Field(60.0, description="Time to notice a failure, s")
+    restart_s: NonNegative | None = Field(None, description="Default the estimate's reliability")
     throttle_episodes_per_hour: Annotated[float, number(ge=0, le=100)] = 0.0
     throttle_slowdown: Annotated[float, number(ge=0, le=0.99)] = Field(
         0.0, description="Share of speed lost while throttled"
     )
-    throttle_mean_s: Annotated[float, number(ge=0)] = Field(
-        0.0, description="Mean length of a throttling episode"
-    )
+    throttle_mean_s: NonNegative = Field(0.0, description="Mean length of a throttling episode")
     straggler_slowdown: Annotated[float, number(ge=0, le=0.99)] = Field(
         0.0, description="Share of speed the slowest device costs every step"
     )
@@ -107,10 +104,10 @@ class Length(Question):
         Literal["fixed", "uniform", "lognormal"],
         BeforeValidator(one_of(("fixed", "uniform", "lognormal"))),
     ] = "fixed"
-    value: Annotated[int, whole(ge=1)] | None = None
+    value: Count | None = None
     mean: Annotated[float, number(ge=1)] | None = None
-    lo: Annotated[int, whole(ge=1)] | None = None
-    hi: Annotated[int, whole(ge=1)] | None = None
+    lo: Count | None = None
+    hi: Count | None = None
     sigma: Annotated[float, number(ge=0.01, le=5)] = 1.0
 
     @model_validator(mode="after")
@@ -140,7 +137,7 @@ def _length_kind(value: Any) -> str:
 
 
 LengthOrTokens = Annotated[
-    Annotated[Annotated[int, whole(ge=1)], Tag("#number")] | Annotated[Length, Tag("#object")],
+    Annotated[Count, Tag("#number")] | Annotated[Length, Tag("#object")],
     Discriminator(_length_kind),
 ]
 
@@ -148,7 +145,7 @@ LengthOrTokens = Annotated[
 class ReplicaSearch(Question):
     """Find the fewest replicas that serve the target rate within the SLOs."""
 
-    target_rate: Annotated[float, number(ge=0.001)] | None = Field(
+    target_rate: PositiveFigure | None = Field(
         None, description="Requests per second to sustain; default rate_per_s"
     )
     max_replicas: Annotated[int, whole(ge=1, le=4096)] = 64
@@ -183,8 +180,8 @@ class ServingSimulation(Question):
     duration_s: Annotated[float, number(ge=1, le=86_400)] | None = Field(
         None, description="Seconds of arrivals"
     )
-    ttft_slo_ms: Annotated[float, number(ge=0.001)] | None = None
-    tpot_slo_ms: Annotated[float, number(ge=0.001)] | None = None
+    ttft_slo_ms: PositiveFigure | None = None
+    tpot_slo_ms: PositiveFigure | None = None
     max_batch: Annotated[int, whole(ge=1, le=4096)] = Field(
         256, description="Sequences a replica runs at once"
     )

@@ -1,13 +1,10 @@
 import json
-import sys
-from typing import NoReturn
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 from django.utils import translation
 
 from planner.faults.selectors import MAX_TEXT_CHARS, diagnosis_json, fault_diagnosis
-from planner.management.json_command import EXIT_BAD_INPUT
+from planner.management.json_command import InputCommand
 
 
 def table(answer: dict) -> str:
@@ -30,7 +27,7 @@ def table(answer: dict) -> str:
     return "\n".join(lines)
 
 
-class Command(BaseCommand):
+class Command(InputCommand):
     help = (
         "Read a kernel log, nvidia-smi -q output, a traceback or NCCL output (FILE, or - for "
         "standard input) and print the known faults it shows, best first, each with the line "
@@ -48,7 +45,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, file: str, format: str, language: str, **options):
-        text = self.read(file)
+        text = self.read_input(file, text=True, limit=MAX_TEXT_CHARS + 1)
+        if len(text) > MAX_TEXT_CHARS:
+            self.fail(f"file: longer than {MAX_TEXT_CHARS:,} characters; paste the relevant part")
         with translation.override(language):
             answer = diagnosis_json(fault_diagnosis(text=text, user=None))
             self.stdout.write(
@@ -56,20 +55,3 @@ class Command(BaseCommand):
                 if format == "json"
                 else table(answer)
             )
-
-    def read(self, file: str) -> str:
-        try:
-            if file == "-":
-                text = sys.stdin.read(MAX_TEXT_CHARS + 1)
-            else:
-                with open(file, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(MAX_TEXT_CHARS + 1)
-        except OSError as exc:
-            self.fail(f"file: cannot read {file!r}: {exc.strerror}")
-        if len(text) > MAX_TEXT_CHARS:
-            self.fail(f"file: longer than {MAX_TEXT_CHARS:,} characters; paste the relevant part")
-        return text
-
-    def fail(self, message: str) -> NoReturn:
-        self.stderr.write(f"error: {message}")
-        sys.exit(EXIT_BAD_INPUT)

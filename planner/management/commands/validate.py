@@ -1,9 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from planner.validation.measured import run_all_measured
-from planner.validation.public import run_all, table
-from planner.validation.public_inference import run_all_inference
-from planner.validation.report import inference_table, measured_table, source_table
+from planner.validation.report import validation_report
 
 
 class Command(BaseCommand):
@@ -19,13 +16,5 @@ class Command(BaseCommand):
             help="print only the per-source-group table and the fits verdicts",
         )
 
-    def handle(self, *args, **options):
-        public, measured, inference = run_all(), run_all_measured(), run_all_inference()
-        if not options["summary"]:
-            self.stdout.write(table(public))
-            self.stdout.write("")
-            self.stdout.write(measured_table(measured))
-            self.stdout.write("")
-            self.stdout.write(inference_table(inference))
-            self.stdout.write("")
-        self.stdout.write(source_table(public, measured, inference))
+    def handle(self, *args, summary: bool, **options):
+        self.stdout.write(validation_report(summary_only=summary))

@@ -11,11 +11,11 @@ from django.core.management import call_command
 from planner.validation.measured import (
     DATA_FILE,
     MEASUREMENTS,
-    SPLITS,
     find_measurement,
     load_measured_cases,
     run_measured_case,
 )
+from planner.validation.rows import SPLITS
 
 CASES = {c.id: c for c in load_measured_cases()}
 
