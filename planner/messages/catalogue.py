@@ -250,21 +250,23 @@ TEMPLATES: dict[str, str] = {
     "first.only": _(
         "{count:,} x {accelerator} in {server} is the only build that meets every requirement"
     ),
+    # Under "cost" a TCO is compared only with TCOs, and a rent only when no build has a TCO;
+    # "priced to own": the cards and servers (or the systems) all have a purchase price.
     "first.cost_tco": _(
-        "{count:,} x {accelerator} in {server} comes first: of the {viable:,} builds that meet every "
-        "requirement ({priced:,} with a price), it costs least, {amount:,.0f} {currency} to own "
-        "for {years:g} years"
+        "{count:,} x {accelerator} in {server} comes first: it costs least to own, "
+        "{amount:,.0f} {currency} for {years:g} years, of the {priced:,} priced to own among the "
+        "{viable:,} builds that meet every requirement"
     ),
     "first.cost_rent": _(
-        "{count:,} x {accelerator} in {server} comes first: of the {viable:,} builds that meet every "
-        "requirement ({priced:,} with a price), it costs least, {amount:,.2f} {currency} to rent "
-        "for the job"
+        "{count:,} x {accelerator} in {server} comes first: none of the {viable:,} builds that "
+        "meet every requirement is priced to own, and of the {priced:,} with a rent rate it costs "
+        "least to rent, {amount:,.2f} {currency} for the job"
     ),
     # Serving has no job to finish: its rent runs over the plan's horizon.
     "first.cost_rent_years": _(
-        "{count} x {accelerator} in {server} comes first: of the {viable} builds that meet every "
-        "requirement ({priced} with a price), it costs least, {amount:,.0f} {currency} to rent "
-        "for {years:g} years of serving"
+        "{count:,} x {accelerator} in {server} comes first: none of the {viable:,} builds that "
+        "meet every requirement is priced to own, and of the {priced:,} with a rent rate it costs "
+        "least to rent, {amount:,.0f} {currency} for {years:g} years of serving"
     ),
     "first.capex": _(
         "{count:,} x {accelerator} in {server} comes first: the lowest purchase price, "

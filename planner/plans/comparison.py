@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from planner.engine.recommend import cost_tier
 from planner.engine.scoring import DIMENSIONS
 from planner.models import Plan
 from planner.plans.figures import DIMENSION_LABELS, money
@@ -14,18 +15,23 @@ from planner.plans.serving import compare_lines as serving_lines
 from planner.templatetags.band_tags import band_cell
 
 
-def _compare_line(label, values, better=None, shown=None) -> dict[str, Any]:
+def _compare_line(label, values, better=None, shown=None, tiers=None) -> dict[str, Any]:
     """One row of the comparison: a cell per build, the best marked where `better` says which
-    way is better ("high" or "low") and the builds differ."""
+    way is better ("high" or "low") and the builds differ. With `tiers` (one per cell, lower
+    first), only the cells of the lowest tier with a figure compete for best."""
     numbers = [v for v in values if isinstance(v, int | float)]
+    tiers = tiers or [0] * len(values)
+    numbered = [(v, t) for v, t in zip(values, tiers, strict=True) if isinstance(v, int | float)]
+    top = min((t for _v, t in numbered), default=0)
+    rivals = [v for v, t in numbered if t == top]
     best = None
-    if better and len(numbers) > 1 and len(set(numbers)) > 1:
-        best = max(numbers) if better == "high" else min(numbers)
+    if better and len(numbers) > 1 and (len(set(numbers)) > 1 or len(rivals) < len(numbers)):
+        best = max(rivals) if better == "high" else min(rivals)
     return {
         "label": label,
         "cells": [
-            {"value": (shown or (lambda v: v))(v), "best": v is not None and v == best}
-            for v in values
+            {"value": (shown or (lambda v: v))(v), "best": v is not None and v == best and t == top}
+            for v, t in zip(values, tiers, strict=True)
         ],
         "numeric": bool(numbers),
     }
@@ -106,6 +112,8 @@ def compare_rows(
             [r["cost_amount"] for r in rows],
             "low",
             cash,
+            # Like with like, as the ranking: a TCO beats any rent, whatever the amounts.
+            [cost_tier({"basis": r["cost_basis"]}) for r in rows],
         ),
         line(_("Capex"), [r["capex"] for r in rows], "low", cash),
         line(_("Energy per year"), [r["energy_per_year"] for r in rows], "low", cash),

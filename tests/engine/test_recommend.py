@@ -148,20 +148,59 @@ def test_every_build_is_either_ranked_or_rejected(finetune_ranking):
     assert len(every_build(finetune_ranking)) == finetune_ranking.evaluated
 
 
-def test_by_default_the_cheapest_build_comes_first_then_those_without_a_price(
+def cost_order(candidates):
+    """Each build's (tier, amount) under the cost objective: TCOs, then rents, then neither."""
+    tiers = {"tco": 0, "rent": 1, None: 2}
+    return [(tiers[c.cost["basis"]], c.cost["amount"] or 0.0) for c in candidates]
+
+
+def test_by_default_builds_with_a_tco_come_first_then_rent_only_then_unpriced(
     finetune_ranking,
 ):
     candidates = finetune_ranking.candidates
     assert all(not c.failures for c in candidates)
-    priced = [c.cost["amount"] for c in candidates if c.cost["amount"] is not None]
-    assert priced == sorted(priced)
+    assert cost_order(candidates) == sorted(cost_order(candidates))
     # Every build has a rent rate here; the HGX builds also a purchase price, so theirs is
     # the TCO; the workstation has no price of its own, so its cost is the rent of the job.
     assert {c.cost["basis"] for c in candidates} == {"tco", "rent"}
     first = finetune_ranking.first
-    assert first.code == f"first.cost_{candidates[0].cost['basis']}"
+    assert first.code == "first.cost_tco"
     assert first.params["amount"] == candidates[0].cost["amount"]
     assert first.params["viable"] == len(candidates)
+    # The sentence counts the builds the first was compared with: those priced to own.
+    assert first.params["priced"] == sum(c.cost["basis"] == "tco" for c in candidates)
+
+
+def test_a_build_priced_to_own_ranks_before_a_cheaper_rent_only_one(finetune_ranking):
+    # An RTX 3090 workstation rents for the job at 0.20 USD an hour: a few dollars, far below
+    # any HGX's four-year TCO; a TCO and a rent are not the same quantity, so the HGX leads.
+    candidates = finetune_ranking.candidates
+    owned = [c for c in candidates if c.cost["basis"] == "tco"]
+    rented = [c for c in candidates if c.cost["basis"] == "rent"]
+    assert owned and rented
+    assert min(c.cost["amount"] for c in rented) < min(c.cost["amount"] for c in owned)
+    assert candidates.index(rented[0]) > candidates.index(owned[-1])
+    assert candidates[0].server == "hgx"
+
+
+def test_without_any_build_priced_to_own_the_rent_of_the_job_ranks_and_is_said():
+    rent_only = dataclasses.replace(PRICES, servers={})
+    ranking = recommend(question(LORA_8B, prices=rent_only))
+    assert {c.cost["basis"] for c in ranking.candidates} == {"rent"}
+    amounts = [c.cost["amount"] for c in ranking.candidates]
+    assert amounts == sorted(amounts)
+    assert ranking.first.code == "first.cost_rent"
+    assert ranking.first.params["priced"] == len(ranking.candidates)
+
+
+def test_the_sentence_names_the_basis_the_first_build_is_compared_on(finetune_ranking):
+    said = Said.of(question(LORA_8B))
+    candidates = finetune_ranking.candidates
+    rented = [c for c in candidates if c.cost["basis"] == "rent"]
+    # Ranked among TCOs it says "to own"; among rents alone, "to rent".
+    assert why_first(candidates, said, "cost").code == "first.cost_tco"
+    assert why_first(rented, said, "cost").code == "first.cost_rent"
+    assert why_first(rented, said, "cost").params["priced"] == len(rented)
 
 
 def test_builds_without_a_figure_for_the_objective_follow_by_fewest_devices():
@@ -331,8 +370,8 @@ def test_reranking_orders_by_the_new_weights_and_keeps_the_builds():
     assert reranked.first.code == "first.score"
     # The same weights under the cost objective only break ties between equal costs.
     by_cost = rerank(ranking, Said("finetune", 4, "USD"), cooling_only, "cost")
-    amounts = [c.cost["amount"] for c in by_cost.candidates if c.cost["amount"] is not None]
-    assert amounts == sorted(amounts)
+    assert cost_order(by_cost.candidates) == sorted(cost_order(by_cost.candidates))
+    assert by_cost.first.code == "first.cost_tco"
 
 
 def test_the_only_build_that_meets_every_requirement_says_so(finetune_ranking):

@@ -267,7 +267,7 @@ class Cost(Answer):
 
     basis: Literal["tco", "rent"] | None = Field(
         description="What `amount` is: the TCO where purchase prices exist, else the rent of "
-        "the job; null: no price"
+        "the job; null: no price. The cost objective ranks every TCO before any rent"
     )
     amount: float | None = Field(description="The build's cost as the ranking reads it")
     capex: float | None = Field(description="Null when a card, server or system has no price")

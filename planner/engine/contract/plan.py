@@ -227,8 +227,9 @@ class RecommendQuestion(Question):
     )
     objective: Annotated[Objective, BeforeValidator(one_of(tuple(OBJECTIVES)))] = Field(
         "cost",
-        description="What ranks the builds that meet every requirement: cost (the TCO where "
-        "purchase prices exist, else the rent of the job), capex, rent, time, devices, "
+        description="What ranks the builds that meet every requirement: cost (first the builds "
+        "with a TCO, where purchase prices exist, by their TCO; then those with only the rent of "
+        "the job, by that rent; a TCO is never set against a rent), capex, rent, time, devices, "
         "tokens_per_joule or score (the five dimensions under the weights)",
     )
     utilisation: Annotated[float, number(ge=0.01, le=1)] | None = Field(

@@ -11,14 +11,17 @@ from planner.engine.recommend.plan import (
     ServerOption,
 )
 from planner.engine.recommend.ranking import (
+    COST_BASES,
     DEFAULT_OBJECTIVE,
     OBJECTIVES,
     Said,
+    cost_tier,
     recommend,
     rerank,
 )
 
 __all__ = [
+    "COST_BASES",
     "DEFAULT_OBJECTIVE",
     "OBJECTIVES",
     "AcceleratorOption",
@@ -28,6 +31,7 @@ __all__ = [
     "Ranking",
     "Said",
     "ServerOption",
+    "cost_tier",
     "recommend",
     "rerank",
     "server_counts",

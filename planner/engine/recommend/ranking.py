@@ -1,7 +1,9 @@
 """The ranking: every build judged; those that break no hard constraint first, ordered by the
 objective the user picks, then by the five-dimension score under the sliders' weights, then by
 fewer devices and less time; the builds without a figure for the objective after those with
-one. The first build comes with one sentence saying why it is first."""
+one. Under "cost" like is compared with like: the builds with a TCO first, by their TCO, then
+those with only the rent of the job, by that rent. The first build comes with one sentence
+saying why it is first."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ def _joules(c: Candidate) -> float | None:
 
 # Lower is better; None: the build has no figure for it.
 OBJECTIVES: dict[str, Callable[[Candidate], float | None]] = {
-    "cost": _cost,  # the TCO where purchase prices exist, else the rent of the job
+    "cost": _cost,  # the TCO where purchase prices exist, else the rent of the job (COST_BASES)
     "capex": _capex,
     "rent": _rent,
     "time": _time,
@@ -52,6 +54,22 @@ OBJECTIVES: dict[str, Callable[[Candidate], float | None]] = {
     "score": lambda c: -c.overall,
 }
 DEFAULT_OBJECTIVE = "cost"
+# What a cost amount is, in the order the "cost" objective ranks them: owning the build for the
+# plan's years and renting it for one job are different quantities, so a rent (a few dollars
+# for a fine-tune) is never set against a TCO (the purchase and years of power), and a build
+# whose server has no purchase price cannot beat every build that has one.
+COST_BASES = ("tco", "rent")
+
+
+def cost_tier(cost: Mapping[str, Any]) -> int:
+    """Where a build's cost ranks under "cost": 0 a TCO, 1 only the rent of the job, 2 neither.
+    Amounts are compared only within a tier."""
+    basis = cost.get("basis")
+    return COST_BASES.index(basis) if basis in COST_BASES else len(COST_BASES)
+
+
+def _tier(objective: str, c: Candidate) -> int:
+    return cost_tier(c.cost) if objective == "cost" else 0
 
 
 def ranking_key(objective: str) -> Callable[[Candidate], tuple[Any, ...]]:
@@ -64,7 +82,7 @@ def ranking_key(objective: str) -> Callable[[Candidate], tuple[Any, ...]]:
             # Without the figure: fewest devices, then shortest time, then the score.
             return (1, float(c.count), _time(c), -c.overall, *names)
         # Cents and seconds apart are a tie: the scores decide, not rounding noise.
-        return (0, round(value, 2), -c.overall, c.count, _time(c), *names)
+        return (0, _tier(objective, c), round(value, 2), -c.overall, c.count, _time(c), *names)
 
     return key
 
@@ -98,11 +116,18 @@ def why_first(candidates: list[Candidate], plan: Said, objective: str) -> Messag
     value = OBJECTIVES[objective](first)
     if value is None:
         return message("first.no_figure", objective=message(f"objective.{objective}"), **said)
-    priced = sum(1 for c in candidates if OBJECTIVES[objective](c) is not None)
+    tier = _tier(objective, first)
+    # The builds the first is compared with: those with the objective's figure, and under
+    # "cost" only those of the first's basis (a TCO first means none with a TCO costs less).
+    priced = sum(
+        1
+        for c in candidates
+        if OBJECTIVES[objective](c) is not None and _tier(objective, c) == tier
+    )
     money = {"amount": value, "currency": plan.currency, "priced": priced}
     serving = plan.task == "inference"
     if objective == "cost":
-        basis = first.cost.get("basis")
+        basis = COST_BASES[tier]
         code = "first.cost_rent_years" if serving and basis == "rent" else f"first.cost_{basis}"
         return message(code, years=plan.years, **money, **said)
     if objective == "rent" and serving:

@@ -176,7 +176,7 @@ class RangeInput(forms.NumberInput):
 
 
 OBJECTIVE_LABELS = {
-    "cost": _("Lowest cost (TCO where bought, else rent of the job)"),
+    "cost": _("Lowest cost (TCOs first, then the rent of the job where nothing is priced to own)"),
     "capex": _("Lowest purchase price"),
     "rent": _("Lowest rent for the job"),
     "time": _("Shortest time"),

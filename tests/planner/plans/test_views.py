@@ -500,6 +500,46 @@ def test_compare_shows_two_to_four_builds_side_by_side(cast, plan):
     assert client.get(url, {"c": [0, 1, 2, 3, 4]}).status_code == 400
 
 
+@pytest.mark.parametrize(
+    ("language", "owned"), [("en", "costs least to own"), ("zh-hans", "拥有成本最低")]
+)
+def test_the_plan_page_says_its_first_build_costs_least_to_own(
+    reference_prices, workload, site, cast, language, owned
+):
+    # With the reference prices a DGX is priced to own: the first build is compared on TCO,
+    # and the sentence says so in each language.
+    plan = plan_create(
+        data={**workload.spec, "accelerators": ACCELERATORS, "count": {"min": 8, "max": 64}},
+        user=cast.planner,
+        team=cast.team,
+        site=site,
+    )
+    assert plan.ranking["candidates"][0]["cost"]["basis"] == "tco"
+    response = cast.browser("viewer").get(
+        reverse("planner:plan_detail", args=[plan.pk]), HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert response.status_code == 200
+    assert owned in response.context["why_first_text"]
+    assert escape(response.context["why_first_text"]) in response.content.decode()
+
+
+def test_compare_marks_the_cheapest_to_own_even_beside_a_smaller_rent(cast, plan):
+    # Like with like, as the ranking: a build priced to own beats a rent-only one on the
+    # "cost as ranked" row, however few dollars the rent of the job is.
+    candidates = plan.ranking["candidates"]
+    candidates[0]["cost"] = {**candidates[0]["cost"], "basis": "rent", "amount": 3.0}
+    candidates[1]["cost"] = {**candidates[1]["cost"], "basis": "tco", "amount": 90_000.0}
+    candidates[2]["cost"] = {**candidates[2]["cost"], "basis": "tco", "amount": 80_000.0}
+    plan.save(update_fields=["ranking", "updated_at"])
+    url = reverse("planner:plan_compare", args=[plan.pk])
+    response = cast.browser("viewer").get(url, {"c": [0, 1, 2], "objective": "cost"})
+    assert response.status_code == 200
+    bases = [row["cost_basis"] for row in response.context["rows"]]
+    assert bases == ["tco", "tco", "rent"]  # the page's order: TCOs first, by TCO
+    line = next(x for x in response.context["lines"] if x["label"].startswith("Cost as ranked"))
+    assert [cell["best"] for cell in line["cells"]] == [True, False, False]
+
+
 def test_csv_export_has_every_viable_build_under_the_weights(cast, plan):
     response = cast.browser("viewer").get(reverse("planner:plan_export_csv", args=[plan.pk]))
     assert response["Content-Type"].startswith("text/csv")

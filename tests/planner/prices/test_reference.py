@@ -44,10 +44,11 @@ def edit(path: Path, line: int, column: str, value: str) -> None:
 
 
 def test_every_reference_price_says_where_it_was_read_and_when():
-    assert len(ROWS) == 146  # 120 rent rates, 26 purchase prices
+    assert len(ROWS) == 147  # 120 rent rates, 27 purchase prices
     for row in ROWS:
         assert row.values["source"].startswith(("http://", "https://")), row.key
-        assert row.values["read_on"] == dt.date(2026, 12, 3), row.key
+        # Read on 3 December 2026; the desktop's price on the 4th.
+        assert row.values["read_on"] in (dt.date(2026, 12, 3), dt.date(2026, 12, 4)), row.key
         assert row.values["price_date"] <= row.values["read_on"], row.key
 
 
@@ -115,13 +116,13 @@ def test_loadprices_loads_every_row_as_a_reference_price_and_twice_changes_nothi
 ):
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "146 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
-    assert Price.objects.filter(team__isnull=True).count() == 146
+    assert "147 created, 0 updated, 0 unchanged, 0 retired" in out.getvalue()
+    assert Price.objects.filter(team__isnull=True).count() == 147
     assert not Price.objects.filter(team__isnull=False).exists()
 
     out = StringIO()
     call_command("loadprices", stdout=out)
-    assert "0 created, 0 updated, 146 unchanged, 0 retired" in out.getvalue()
+    assert "0 created, 0 updated, 147 unchanged, 0 retired" in out.getvalue()
     assert set(Price.objects.values_list("version", flat=True)) == {1}
 
 
@@ -191,4 +192,4 @@ def test_a_ref_given_twice_is_refused(loaded_catalog, prices_dir):
 
 
 def test_the_fixture_loads_the_same_rows_as_the_command(reference_prices):
-    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 146
+    assert Price.objects.filter(team__isnull=True).count() == len(reference_prices) == 147
