@@ -190,7 +190,7 @@ def output_head(req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Float
     therefore sets the pace)."""
     m = req.model
     logit_bytes = stack_of(req).kernels.logit_bytes
-    return hw.gemm(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
+    return hw.gemm_16bit(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
         tokens * m.vocab / tp * logit_bytes * 3, bw=hw.bw
     )
 

@@ -71,6 +71,7 @@ def observations(
             _framework(o.case.request),
             o.case.split,
             o.error,
+            o.case.reason,
         )
         for o in public
     ]

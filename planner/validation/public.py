@@ -31,6 +31,8 @@ class Case:
     measured_tokens_per_s_per_device: float
     # calibration: the engine's constants were set on it; held_out: reported, never fitted.
     split: str = "calibration"
+    # Why the row is off by more than groups.REASON_ABOVE, where it is.
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                 per_node=8,
                 fabric=fabric_spec(fabrics[row["fabric"]]),
                 precision=row["precision"],
+                fp8_recipe=row["fp8_recipe"] or None,
                 seq_len=n["seq_len"],
                 global_batch=n["global_batch"],
                 micro_batch=n["micro_batch"],
@@ -116,6 +119,7 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                     request,
                     float(row["measured_tokens_per_s_per_gpu"]),
                     row["split"],
+                    row["reason"],
                 )
             )
     return cases
