@@ -194,19 +194,26 @@ def frozen_input_bytes_per_layer(
 
 
 def _training_weights(
-    req: EstimateRequest, *, tp: Floats, pp: Floats, dp: Floats, zero: Floats, weight_bytes: float
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None,
+    zero: Floats,
+    weight_bytes: float,
 ) -> Floats:
     """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
-    p_local = params_on_busiest_device(model, tp, pp, dp, req.fixed_ep)
+    p_local = params_on_busiest_device(model, tp, pp, dp, ep)
     if req.method == "full":
         weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
         return weights
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
-    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
+    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp, ep=ep)
     return weights + adapters * BYTES["bf16"]
 
 
@@ -291,15 +298,18 @@ def training_memory(
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
     global_batch: npt.ArrayLike | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> dict[str, Floats]:
     """Bytes per device for training or fine-tuning, by component, for arrays of layouts
-    (`global_batch`, sequences per step, per layout when the search chooses it)."""
+    (`global_batch`, sequences per step, and `ep`, expert-parallel ranks, per layout when the
+    search chooses them; None: the question's)."""
+    e = req.fixed_ep if ep is None else ep
     t, p, d, c, v, mb, zero, rc = (
         np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
-    weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
-    trainable = trainable_on_device(req, tp=t, pp=p, dp=d)
+    weights = _training_weights(req, tp=t, pp=p, dp=d, ep=e, zero=zero, weight_bytes=weight_bytes)
+    trainable = trainable_on_device(req, tp=t, pp=p, dp=d, ep=e)
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
     gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
@@ -320,7 +330,7 @@ def training_memory(
         activations = activations + np.where(
             zero >= 3,
             0.0,
-            np.maximum(params_on_busiest_device(req.model, t, p, d, req.fixed_ep) - embedding, 0)
+            np.maximum(params_on_busiest_device(req.model, t, p, d, e) - embedding, 0)
             * AUTOCAST_COPY_BYTES,
         )
     # Gathered weights count with the weights, gradient buffers with the gradients.

@@ -130,8 +130,10 @@ def layer_time(
     cp: Floats,
     dp: Floats,
     rc: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> LayerTime:
-    """Forward, backward and recompute of one layer for one micro-batch."""
+    """Forward, backward and recompute of one layer for one micro-batch (`ep`: expert-parallel
+    ranks per layout; None: the question's)."""
     sp = req.parallelism.sequence_parallel if req.parallelism else True
     gemms, attention, elementwise = layer_forward(
         req,
@@ -139,7 +141,7 @@ def layer_time(
         tokens=tokens,
         tp=tp,
         cp=cp,
-        ep=expert_ranks(req.model, dp, req.fixed_ep),
+        ep=expert_ranks(req.model, dp, req.fixed_ep if ep is None else ep),
         sequence_parallel=sp,
     )
     attention = attention.scale(causal_imbalance(req, cp))
@@ -207,12 +209,18 @@ def context_exchange_s(
 
 
 def expert_comm_s(
-    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, dp: Floats
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> Floats:
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
-    ep = expert_ranks(m, dp, req.fixed_ep)
+    ep = expert_ranks(m, dp, req.fixed_ep if ep is None else ep)
     ep_bw, ep_lat = link(req, span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
@@ -273,12 +281,13 @@ def stage_time(
     pp: Floats,
     vp: Floats,
     rc: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> StageTime:
     stages = stage_layers(req.model.layers, pp)
     scale_up = tensor_and_context_comm_s(
         req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
     )
-    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp)
+    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, ep=ep)
     head = output_head(req, hw, tokens=tokens, tp=tp)
     per_layer_s = layer.total.total + scale_up + expert
     # The slowest stage sets the pace: the last, which also runs the head, unless it gave up a
@@ -345,6 +354,7 @@ def training_step(
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
     global_batch: npt.ArrayLike | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> StepTime:
     """Seconds per training step of every layout, and where they go (`global_batch`,
     sequences per step, per layout when the search chooses it)."""
@@ -356,15 +366,19 @@ def training_step(
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
-    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc)
+    # Expert-parallel ranks: the layout's where the search chose them, else the question's.
+    ranks = expert_ranks(req.model, dp, req.fixed_ep if ep is None else ep)
+    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc, ep=ranks)
 
-    stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
+    stage = stage_time(
+        req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc, ep=ranks
+    )
     per_micro_batch = stage.total_s
     # 1F1B: (m + (p-1)/v) stage-times per step (Narayanan et al. 2021, equation 1).
     bubble = (pp - 1) / vp * per_micro_batch
     pipeline = micro_batches * per_micro_batch + bubble
 
-    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
+    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp, ep=ranks)
     dp_exposed = exposed_data_parallel_s(
         req,
         trainable=trainable,
