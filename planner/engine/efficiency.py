@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 # Fraction of the dense tensor peak that a training job's GEMMs sustain. Microbenchmarks of
 # cuBLAS reach ~80 % in BF16 on A100 and H100; inside a real step, sustained clocks under
-# full power and memory interference bring that to ~70 %. FP8 GEMMs run at a similar share
-# of their doubled peak. Together with SMALL_GEMM_DIM and FLASH_ATTENTION_EFFICIENCY these were
+# full power and memory interference bring that to ~70 %. FP8 GEMMs keep a smaller share of
+# their doubled peak (the 16-bit epilogue and the scale loads do not halve, and clocks sag
+# further at the higher power): 0.65, set on the FP8 calibration rows of Megatron-Core with
+# Transformer Engine (NeMo 24.07 B27-B38; NeMo 25.09 F1, F3, F7, F11, F15). Together with SMALL_GEMM_DIM and FLASH_ATTENTION_EFFICIENCY these were
 # fitted against the calibration rows of planner/validation/training_public.csv (`make
 # validate` prints every row, and the held-out rows' errors by source).
 GEMM_EFFICIENCY = {
@@ -65,8 +67,9 @@ MXFP8_GEMM_SHARE = 0.97
 # 40-50 % backward (Dao 2023, figures 5-6), less inside a training step: 0.40, fitted with the
 # A100 rows. Hopper runs FlashAttention-3 or cuDNN's fused attention (warp-specialised wgmma
 # with TMA: 75 % of the H100 peak forward at 16k tokens, Shah et al. 2024, figure 5); its
-# figure was set on the calibration rows C1, C5 and C7 (NeMo's Llama 2 7B long-sequence runs
-# on DGX-H100) and Blackwell's is taken equal to Hopper's (cuDNN's fused kernels on both).
+# figure was set on the calibration row C5 (NeMo's Llama 2 7B at 64k tokens, context parallel
+# 2, on DGX-H100, where attention is three quarters of the step; C1-C9 but C5 are held out)
+# and Blackwell's is taken equal to Hopper's (cuDNN's fused kernels on both).
 FLASH_ATTENTION_EFFICIENCY = 0.40
 FLASH_ATTENTION_EFFICIENCY_BY_ARCHITECTURE = {"Hopper": 0.52, "Blackwell": 0.52}
 # Longer blocks keep more of that: the per-row softmax rescaling and the tile edges weigh less.
