@@ -14,7 +14,7 @@ from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
 from planner.engine.shapes import COLUMN_PARALLEL_TARGETS, MLP_TARGETS, lora_target_shapes
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
-from planner.engine.stack import stack_of
+from planner.engine.stack import framework_of, stack_of
 
 # Where a card lacks a format, the 16-bit units do the work (V100 and Ascend 310P run int4
 # weight-only inference on fp16); fp32 is the last resort.
@@ -73,6 +73,13 @@ def attention_efficiency(architecture: str, block_tokens: npt.ArrayLike) -> Floa
     )
     share: Floats = reference * (length / (length + eff.ATTENTION_HALF_TOKENS)) / at_reference
     return share
+
+
+def attention_kernels(req: EstimateRequest) -> str:
+    """The architecture whose attention kernels the stack runs: Megatron-Core calls Transformer
+    Engine's fused attention (cuDNN), which has kernels per architecture; the PyTorch stacks call
+    scaled_dot_product_attention's FlashAttention-2 kernels, the same on every card ("")."""
+    return req.accelerator.architecture if framework_of(req) == "megatron" else ""
 
 
 def dense_peak(acc: AcceleratorSpec, precision: str) -> float:
@@ -210,7 +217,7 @@ def attention_forward(
         # Causal FlashAttention computes half of the s x s scores.
         flops = 4 * batch * local_seq * seq * m.hidden / t * 0.5
         # Context parallelism runs the attention as blocks of the local chunk's length.
-        share = attention_efficiency(req.accelerator.architecture, local_seq)
+        share = attention_efficiency(attention_kernels(req), local_seq)
         attn_t = flops / (hw.other_peak * share)
         return Roofline(attn_t, np.zeros_like(attn_t))
     # Batched QK^T and AV per head (K or N is the head dimension), then mask, softmax and

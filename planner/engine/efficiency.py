@@ -65,8 +65,10 @@ MXFP8_GEMM_SHARE = 0.97
 # Causal FlashAttention's share of the 16-bit peak, over forward and backward, at a block of
 # ATTENTION_REFERENCE_TOKENS tokens. FlashAttention-2 on A100 sustains 50-73 % forward and
 # 40-50 % backward (Dao 2023, figures 5-6), less inside a training step: 0.40, fitted with the
-# A100 rows. Hopper runs FlashAttention-3 or cuDNN's fused attention (warp-specialised wgmma
-# with TMA: 75 % of the H100 peak forward at 16k tokens, Shah et al. 2024, figure 5); its
+# A100 rows, and for every stack calling PyTorch's scaled_dot_product_attention. Megatron-Core
+# on Hopper runs Transformer Engine's cuDNN fused attention, which like FlashAttention-3 uses
+# warp-specialised wgmma with TMA (75 % of the H100 peak forward at 16k tokens, Shah et al.
+# 2024, figure 5); its
 # figure was set on the calibration row C5 (NeMo's Llama 2 7B at 64k tokens, context parallel
 # 2, on DGX-H100, where attention is three quarters of the step; C1-C9 but C5 are held out)
 # and Blackwell's is taken equal to Hopper's (cuDNN's fused kernels on both).

@@ -126,3 +126,10 @@ def test_the_question_refuses_a_recipe_the_card_or_precision_cannot_run():
     assert error_of(fp8_recipe="current").field == "fp8_recipe"
     assert parse(precision="fp8", fp8_recipe="current").fp8_recipe == "current"
     assert parse(precision="fp8").fp8_recipe is None  # the card's default, chosen by the engine
+
+
+def test_only_megatron_runs_the_architectures_own_attention_kernels():
+    from planner.engine.compute import attention_kernels
+
+    assert attention_kernels(train(accelerator=HOPPER, framework="megatron")) == "Hopper"
+    assert attention_kernels(train(accelerator=HOPPER, framework="torchtitan")) == ""
