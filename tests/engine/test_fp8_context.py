@@ -133,3 +133,15 @@ def test_only_megatron_runs_the_architectures_own_attention_kernels():
 
     assert attention_kernels(train(accelerator=HOPPER, framework="megatron")) == "Hopper"
     assert attention_kernels(train(accelerator=HOPPER, framework="torchtitan")) == ""
+
+
+def test_fp8_keeps_weight_copies_and_saves_the_linear_inputs_in_one_byte():
+    from planner.engine.memory import training_memory
+
+    layout = {**LAYOUT, "recompute_code": 0, "micro_batch": 2}
+    bf16 = training_memory(train(LLAMA3_8B, seq_len=8192), **layout)
+    fp8 = training_memory(train(LLAMA3_8B, seq_len=8192, precision="fp8"), **layout)
+    assert float(fp8["activations"]) < float(bf16["activations"])
+    # Two one-byte copies of the ~7 billion layer weights, whole on every data-parallel rank.
+    extra_gib = (float(fp8["weights"]) - float(bf16["weights"])) / 2**30
+    assert 12 < extra_gib < 14
