@@ -32,6 +32,7 @@ def accelerator_spec(item) -> AcceleratorSpec:
         pcie_gb_s=PCIE_X16_GB_S.get(gen, 31.5) * lanes / 16,
         consumer_cooling=consumer_cooled(item),
         name=getattr(item, "slug", "") or getattr(item, "name", ""),
+        architecture=getattr(item, "architecture", "") or "",
     )
 
 

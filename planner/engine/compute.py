@@ -14,10 +14,8 @@ from planner.engine import efficiency as eff
 from planner.engine.arrays import Floats
 from planner.engine.shapes import COLUMN_PARALLEL_TARGETS, MLP_TARGETS, lora_target_shapes
 from planner.engine.specs import BYTES, GB, AcceleratorSpec, EstimateRequest
-from planner.engine.stack import stack_of
+from planner.engine.stack import framework_of, stack_of
 
-# Cast and transpose passes an FP8 GEMM input costs, per GEMM (fwd and bwd inputs).
-FP8_CAST_PASSES = 6
 # Where a card lacks a format, the 16-bit units do the work (V100 and Ascend 310P run int4
 # weight-only inference on fp16); fp32 is the last resort.
 FALLBACK_PRECISIONS = ("bf16", "fp16", "fp32")
@@ -50,6 +48,38 @@ def compute_precision(precision: str) -> tuple[str, str]:
     if precision == "int8":
         return "int8", "bf16"
     return precision, precision
+
+
+def fp8_recipe(req: EstimateRequest) -> str | None:
+    """The FP8 scaling recipe a request trains with (None when it does not train in FP8): the
+    question's, else Transformer Engine's default for the card (MXFP8 where the tensor cores
+    apply block scales, delayed per-tensor scaling elsewhere)."""
+    if req.precision != "fp8":
+        return None
+    if req.fp8_recipe is not None:
+        return req.fp8_recipe
+    return "mxfp8" if req.accelerator.block_scaled_fp8 else "delayed"
+
+
+def attention_efficiency(architecture: str, block_tokens: npt.ArrayLike) -> Floats:
+    """Causal flash attention's share of the 16-bit peak on a card of `architecture` for
+    blocks of `block_tokens` queries and keys (the sequence, or its context-parallel chunk)."""
+    reference = eff.FLASH_ATTENTION_EFFICIENCY_BY_ARCHITECTURE.get(
+        architecture, eff.FLASH_ATTENTION_EFFICIENCY
+    )
+    length = np.maximum(np.asarray(block_tokens, dtype=float), 1.0)
+    at_reference = eff.ATTENTION_REFERENCE_TOKENS / (
+        eff.ATTENTION_REFERENCE_TOKENS + eff.ATTENTION_HALF_TOKENS
+    )
+    share: Floats = reference * (length / (length + eff.ATTENTION_HALF_TOKENS)) / at_reference
+    return share
+
+
+def attention_kernels(req: EstimateRequest) -> str:
+    """The architecture whose attention kernels the stack runs: Megatron-Core calls Transformer
+    Engine's fused attention (cuDNN), which has kernels per architecture; the PyTorch stacks call
+    scaled_dot_product_attention's FlashAttention-2 kernels, the same on every card ("")."""
+    return req.accelerator.architecture if framework_of(req) == "megatron" else ""
 
 
 def dense_peak(acc: AcceleratorSpec, precision: str) -> float:
@@ -109,6 +139,7 @@ class Hardware:
     gemm_peak: float  # FLOP/s
     gemm_eff: float
     other_peak: float
+    other_eff: float  # the 16-bit GEMMs' share of other_peak
     bw: float  # achievable bytes/s
     operand_bytes: float
 
@@ -124,6 +155,20 @@ class Hardware:
             operand_bytes=self.operand_bytes,
         )
 
+    def gemm_16bit(self, M: npt.ArrayLike, K: npt.ArrayLike, N: npt.ArrayLike) -> Roofline:
+        """A GEMM kept in 16 bits whatever the layers run in: Transformer Engine leaves the
+        output head outside its FP8 region (Megatron-Core builds it as a plain column-parallel
+        linear), so it runs at the 16-bit peak."""
+        return gemm(
+            M,
+            K,
+            N,
+            peak_flops=self.other_peak,
+            efficiency=self.other_eff,
+            bw=self.bw,
+            operand_bytes=BYTES["bf16"],
+        )
+
 
 def hardware(req: EstimateRequest) -> Hardware:
     gemm_p, other_p = compute_precision(req.precision)
@@ -132,17 +177,22 @@ def hardware(req: EstimateRequest) -> Hardware:
     other_peak = dense_peak(acc, other_p)
     thermal = eff.CONSUMER_THERMAL_FACTOR if acc.consumer_cooling else 1.0
     gemm_eff = eff.GEMM_EFFICIENCY.get(gemm_p, 0.75)
+    other_eff = eff.GEMM_EFFICIENCY.get(other_p, 0.75)
+    if fp8_recipe(req) == "mxfp8":
+        gemm_eff *= eff.MXFP8_GEMM_SHARE
     bw_eff = eff.MEMORY_BW_EFFICIENCY
     if req.calibration is not None:
         # Measured on this card: the probe's matrix-multiply rate and copy bandwidth.
         gemm_eff = req.calibration.gemm_efficiency.get(gemm_p, gemm_eff)
+        other_eff = req.calibration.gemm_efficiency.get(other_p, other_eff)
         bw_eff = req.calibration.memory_bw_efficiency or bw_eff
     # Eager and compiled PyTorch reach a share of the fused stack's GEMM rate.
-    gemm_eff *= stack_of(req).kernels.gemm_share
+    gemm_share = stack_of(req).kernels.gemm_share
     return Hardware(
         gemm_peak=gemm_peak * 1e12 * thermal,
-        gemm_eff=gemm_eff,
+        gemm_eff=gemm_eff * gemm_share,
         other_peak=other_peak * 1e12 * thermal,
+        other_eff=other_eff * gemm_share,
         bw=acc.memory_bw_gb_s * GB * bw_eff,
         operand_bytes=BYTES.get(gemm_p, 2.0),
     )
@@ -166,14 +216,16 @@ def attention_forward(
     if req.attention == "flash":
         # Causal FlashAttention computes half of the s x s scores.
         flops = 4 * batch * local_seq * seq * m.hidden / t * 0.5
-        attn_t = flops / (hw.other_peak * eff.FLASH_ATTENTION_EFFICIENCY)
+        # Context parallelism runs the attention as blocks of the local chunk's length.
+        share = attention_efficiency(attention_kernels(req), local_seq)
+        attn_t = flops / (hw.other_peak * share)
         return Roofline(attn_t, np.zeros_like(attn_t))
     # Batched QK^T and AV per head (K or N is the head dimension), then mask, softmax and
     # dropout over the materialised scores: about four passes of 2-byte scores.
     heads = m.heads / t
     gb = {
         "peak_flops": hw.other_peak,
-        "efficiency": hw.gemm_eff,
+        "efficiency": hw.other_eff,
         "bw": hw.bw,
         "operand_bytes": BYTES["bf16"],
     }
@@ -204,13 +256,11 @@ def elementwise_forward(
     # Unfused stacks pass over the same tensors several times more (planner.engine.stack).
     passes_hidden = HIDDEN_PASSES * kernels.elementwise_factor
     passes_mlp = MLP_PASSES * kernels.elementwise_factor
-    if req.precision == "fp8":
-        # FP8 GEMMs need their inputs scaled and cast (and transposed copies for backward):
-        # about two more passes per GEMM input (Transformer Engine's cast-transpose kernels).
-        passes_hidden, passes_mlp = (
-            passes_hidden + 2 * FP8_CAST_PASSES,
-            passes_mlp + FP8_CAST_PASSES,
-        )
+    recipe = fp8_recipe(req)
+    if recipe is not None:
+        # The FP8 GEMMs' inputs and output gradients quantised by the recipe's cast kernels.
+        passes_hidden = passes_hidden + eff.FP8_CAST_HIDDEN_PASSES[recipe]
+        passes_mlp = passes_mlp + eff.FP8_CAST_MLP_PASSES[recipe]
     elementwise = streaming(
         (passes_hidden * T * m.hidden / hidden_split + passes_mlp * T * k * up * m.ffn / t)
         * BYTES["bf16"],

@@ -6,6 +6,7 @@ search can size thousands of layouts at once; scalars work too. Everything is in
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TypeAlias
 
 import numpy as np
@@ -51,6 +52,10 @@ CUDA_VISIBLE_SHARE = 0.99
 # Under autocast with fp32 parameters each GEMM weight is cast to 16 bits once per forward
 # and the cast is kept for backward (torch.autocast's weight-cast cache): 2 bytes per weight.
 AUTOCAST_COPY_BYTES = 2.0
+# FP8 training's cached weight copies: one byte per weight in each of two layouts (TE's
+# Float8Tensor with its transpose, or MXFP8's row- and column-wise data; the E8M0 block scales,
+# one byte per 32 weights, are left out).
+FP8_WEIGHT_COPY_BYTES = 2.0
 # Hugging Face's training-forward KV cache copies each layer's keys, made fp32 by the rotary
 # embedding's fp32 tables (the residual stream is fp32 under autocast with fp32 parameters),
 # and its values, bf16 out of the projection: 4 + 2 bytes per key-value element. The H200
@@ -107,10 +112,12 @@ def activation_bytes_per_layer(
     cp: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
     attention: str,
+    fp8: bool = False,
 ) -> Floats:
     """Activations one layer keeps for backward, for one micro-batch (Korthikanti et al. 2022,
     section 4, generalised to GQA and gated MLPs; 2-byte activations, sequence parallelism on
-    whenever tp > 1, so every term divides by tp)."""
+    whenever tp > 1, so every term divides by tp). Under FP8 (`fp8`) Transformer Engine saves
+    the four linear maps' inputs as the FP8 tensors their GEMMs read, one byte each."""
     s = np.asarray(seq_len, dtype=float) / np.asarray(cp, dtype=float)
     b = np.asarray(micro_batch, dtype=float)
     t = np.asarray(tp, dtype=float)
@@ -129,6 +136,10 @@ def activation_bytes_per_layer(
     experts = model.active_experts if model.experts > 1 else 1
     mlp = 2 * sbh + experts * (2 * up_outputs + 2) * s * b * f + (sbh if materialized else 0)
     norms = 4 * sbh
+    if fp8:
+        # QKV, output-projection and MLP inputs (sbh each) and the down projection's input.
+        attn = attn - 2 * sbh
+        mlp = mlp - sbh - experts * s * b * f
     # LoRA and QLoRA: see frozen_input_bytes_per_layer for what a frozen map need not keep.
     full_layer = (attn + scores + mlp + norms) / t
     rc = np.asarray(recompute_code)
@@ -194,20 +205,51 @@ def frozen_input_bytes_per_layer(
 
 
 def _training_weights(
-    req: EstimateRequest, *, tp: Floats, pp: Floats, dp: Floats, zero: Floats, weight_bytes: float
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None,
+    zero: Floats,
+    weight_bytes: float,
 ) -> Floats:
     """Weights on the busiest device: sharded by ZeRO-3 when trained in full; a frozen (QLoRA:
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
-    p_local = params_on_busiest_device(model, tp, pp, dp, req.fixed_ep)
+    p_local = params_on_busiest_device(model, tp, pp, dp, ep)
+    sharded = np.where(zero >= 3, dp, 1)
+    fp8_copies = fp8_weight_copy_bytes(req, tp=tp, pp=pp, dp=dp, ep=ep) / sharded
     if req.method == "full":
-        weights: Floats = p_local * weight_bytes / np.where(zero >= 3, dp, 1)
+        weights: Floats = p_local * weight_bytes / sharded + fp8_copies
         return weights
     base_bytes = BYTES["nf4"] if req.method == "qlora" else BYTES["bf16"]
     body_local = p_local - param_split(model).embedding_total / tp
     weights = body_local * base_bytes + (p_local - body_local) * BYTES["bf16"]
-    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
-    return weights + adapters * BYTES["bf16"]
+    adapters = trainable_on_device(req, tp=tp, pp=pp, dp=dp, ep=ep)
+    return weights + fp8_copies + adapters * BYTES["bf16"]
+
+
+def fp8_weight_copy_bytes(
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None,
+) -> Floats:
+    """FP8 training: Transformer Engine keeps each FP8 GEMM's weight quantised once per step and
+    reuses it over the micro-batches (is_first_microbatch), in two layouts, one for the forward
+    and one, transposed, for the data gradient (MXFP8: row- and column-wise copies with their
+    block scales): FP8_WEIGHT_COPY_BYTES per weight of the layers' linear maps. The embedding
+    and the output head stay in 16 bits and have no copy."""
+    if req.precision != "fp8":
+        return np.zeros_like(np.asarray(tp, dtype=float))
+    split = param_split(req.model)
+    layers_only = dataclasses.replace(req.model, params=split.body, vocab=0)
+    linear = params_on_busiest_device(layers_only, tp, pp, dp, ep)
+    copies: Floats = linear * FP8_WEIGHT_COPY_BYTES
+    return copies
 
 
 def _training_activations(
@@ -238,6 +280,7 @@ def _training_activations(
             cp=cp,
             recompute_code=recompute_code,
             attention=req.attention,
+            fp8=req.precision == "fp8",
         )
 
     per_layer = per_layer_bytes(rc)
@@ -291,15 +334,18 @@ def training_memory(
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
     global_batch: npt.ArrayLike | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> dict[str, Floats]:
     """Bytes per device for training or fine-tuning, by component, for arrays of layouts
-    (`global_batch`, sequences per step, per layout when the search chooses it)."""
+    (`global_batch`, sequences per step, and `ep`, expert-parallel ranks, per layout when the
+    search chooses them; None: the question's)."""
+    e = req.fixed_ep if ep is None else ep
     t, p, d, c, v, mb, zero, rc = (
         np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
-    weights = _training_weights(req, tp=t, pp=p, dp=d, zero=zero, weight_bytes=weight_bytes)
-    trainable = trainable_on_device(req, tp=t, pp=p, dp=d)
+    weights = _training_weights(req, tp=t, pp=p, dp=d, ep=e, zero=zero, weight_bytes=weight_bytes)
+    trainable = trainable_on_device(req, tp=t, pp=p, dp=d, ep=e)
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
     gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
@@ -320,7 +366,7 @@ def training_memory(
         activations = activations + np.where(
             zero >= 3,
             0.0,
-            np.maximum(params_on_busiest_device(req.model, t, p, d, req.fixed_ep) - embedding, 0)
+            np.maximum(params_on_busiest_device(req.model, t, p, d, e) - embedding, 0)
             * AUTOCAST_COPY_BYTES,
         )
     # Gathered weights count with the weights, gradient buffers with the gradients.

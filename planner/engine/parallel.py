@@ -55,6 +55,7 @@ LAYOUT_FIELDS = (
     "zero_stage",
     "recompute_code",
     "global_batch",
+    "ep",
 )
 
 
@@ -71,6 +72,7 @@ class Layouts:
     zero_stage: Ints
     recompute_code: Ints
     global_batch: Ints  # sequences per step
+    ep: Ints  # expert-parallel ranks (0: as many data-parallel ranks as experts; dense: 0)
     # The index of the same layout with the largest global batch it divides (its own where it
     # is that one): when that one fits, this one cannot win (see _worth_timing).
     largest: Ints
@@ -106,7 +108,7 @@ class Layouts:
             recompute=RECOMPUTE_NAMES[int(self.recompute_code[i])],
             sequence_parallel=sequence_parallel,
             recompute_fraction=recompute_fraction,
-            ep=ep,
+            ep=ep or int(self.ep[i]),
         )
 
 
@@ -120,6 +122,7 @@ def candidate_layouts(req: EstimateRequest) -> Layouts:
         req.micro_batch,
         req.zero_stage,
         req.recompute,
+        req.fixed_ep,
     )
 
 
@@ -146,6 +149,20 @@ def _virtual_stages(layers: int, pp: int) -> list[int]:
     return [v for v in _powers_of_two(MAX_VIRTUAL_STAGES) if most % v == 0]
 
 
+def _expert_parallel_options(model: ModelSpec, dp: int, fixed: int | None) -> list[int]:
+    """Expert-parallel degrees worth trying: the question's; for a MoE model every divisor of
+    the expert count that divides the data-parallel degree (each rank then holds whole experts
+    and the expert groups tile the data-parallel ones, as Megatron requires); 0 for a dense
+    model (no experts to spread)."""
+    if model.experts <= 1:
+        return [0]
+    if fixed:
+        return [fixed]
+    return [
+        e for e in range(1, min(model.experts, dp) + 1) if model.experts % e == 0 and dp % e == 0
+    ]
+
+
 @functools.lru_cache(maxsize=4096)
 def _layouts(
     model: ModelSpec,
@@ -155,11 +172,13 @@ def _layouts(
     micro_batch: int | None,
     zero_stage: int | None,
     recompute: Recompute | None,
+    fixed_ep: int | None = None,
 ) -> Layouts:
     """Every layout worth timing: TP within a node and dividing the heads, PP up to the layer
     count, DP the rest; micro-batches that divide a global batch; ZeRO stages and recompute
     policies unless the request fixes them; interleaving where a stage's layers split evenly
-    into virtual stages."""
+    into virtual stages; for MoE models, the expert-parallel degree unless the request fixes
+    it."""
     tps = [t for t in _powers_of_two(min(per_node, count)) if model.heads % t == 0]
     rows: list[tuple[int, ...]] = []
     zeros = [zero_stage] if zero_stage is not None else [0, 1, 2, 3]
@@ -171,6 +190,7 @@ def _layouts(
                 continue
             d = count // (t * p)
             vps = _virtual_stages(model.layers, p)
+            eps = _expert_parallel_options(model, d, fixed_ep)
             for b in micro:
                 batches = _worth_timing(global_batches, d * b, p)
                 for z in zeros:
@@ -178,10 +198,13 @@ def _layouts(
                         continue  # nothing to shard over
                     for r in recomputes:
                         for v in vps:
-                            largest = len(rows) + len(batches) - 1
-                            rows.extend((t, p, d, 1, v, b, z, r, g, largest) for g in batches)
+                            for e in eps:
+                                largest = len(rows) + len(batches) - 1
+                                rows.extend(
+                                    (t, p, d, 1, v, b, z, r, g, e, largest) for g in batches
+                                )
     if not rows:
-        return Layouts(*(np.zeros(0, dtype=np.int64) for _ in range(10)))
+        return Layouts(*(np.zeros(0, dtype=np.int64) for _ in range(11)))
     arr = np.asarray(rows, dtype=np.int64).T
     return Layouts(*arr)
 
@@ -201,6 +224,7 @@ def fixed_layout(spec: ParallelSpec, global_batches: tuple[int, ...]) -> Layouts
             spec.zero_stage,
             RECOMPUTE_CODE[spec.recompute],
             g,
+            spec.ep,
             i,
         )
         for i, g in enumerate(batches)

@@ -68,15 +68,17 @@ def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
     return StageLayers(most=most, first=first, last=last)
 
 
-def expert_ranks(model: ModelSpec, dp: npt.ArrayLike, ep: int | None = None) -> Floats:
-    """Ranks the routed experts are spread over: the question's `ep`, else as many of the
-    data-parallel ranks as there are experts (1 for a dense model)."""
+def expert_ranks(model: ModelSpec, dp: npt.ArrayLike, ep: npt.ArrayLike | None = None) -> Floats:
+    """Ranks the routed experts are spread over: `ep` (the question's, or the layout's), else
+    (None or 0) as many of the data-parallel ranks as there are experts; 1 for a dense model."""
     d = np.asarray(dp, dtype=np.float64)
     if model.experts <= 1:
         return np.ones_like(d)
-    if ep:
-        return np.full_like(d, float(ep))
-    out: Floats = np.minimum(float(model.experts), d)
+    default = np.minimum(float(model.experts), d)
+    if ep is None:
+        return default
+    e = np.asarray(ep, dtype=np.float64)
+    out: Floats = np.where(e > 0, e, default)
     return out
 
 
@@ -85,7 +87,7 @@ def params_on_busiest_device(
     tp: npt.ArrayLike,
     pp: npt.ArrayLike,
     dp: npt.ArrayLike,
-    ep: int | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters held by the device with the most: the first stage (with the embedding), the
     last (with an untied output head) or a full one in between (see stage_layers), whose
@@ -165,7 +167,7 @@ def trainable_params_on_busiest_device(
     pp: npt.ArrayLike,
     dp: npt.ArrayLike,
     lora_targets: tuple[str, ...] = LORA_TARGETS,
-    ep: int | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
     """Parameters the busiest device trains: all it holds for a full fine-tune or training, only
     its layers' adapters (split by tensor parallelism) for LoRA and QLoRA."""
@@ -181,15 +183,21 @@ def trainable_params_on_busiest_device(
 
 
 def trainable_on_device(
-    req: EstimateRequest, *, tp: npt.ArrayLike, pp: npt.ArrayLike, dp: npt.ArrayLike
+    req: EstimateRequest,
+    *,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    ep: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
-    """trainable_params_on_busiest_device for the request's method, adapters and experts."""
+    """trainable_params_on_busiest_device for the request's method, adapters and experts
+    (`ep` per layout; None: the question's)."""
     return trainable_params_on_busiest_device(
         req.model,
         method=req.method,
         lora_rank=req.lora_rank,
         lora_targets=req.lora_targets,
-        ep=req.fixed_ep,
+        ep=req.fixed_ep if ep is None else ep,
         tp=tp,
         pp=pp,
         dp=dp,

@@ -123,6 +123,14 @@ class AcceleratorSpec:
     # 3090 held its memory above 90 °C for days). Data-centre parts in their chassis do not.
     consumer_cooling: bool = False
     name: str = ""
+    # The catalog's architecture ("Hopper", "Blackwell", ...): which attention kernels and
+    # FP8 scaling recipes the card runs; "" for an inline card, which gets the generic figures.
+    architecture: str = ""
+
+    @property
+    def block_scaled_fp8(self) -> bool:
+        """Tensor cores that apply MXFP8 block scales in the GEMM (Blackwell, sm_100 and on)."""
+        return self.architecture == "Blackwell"
 
     def peak_tflops(self, precision: str) -> float | None:
         return self.tflops.get(precision)
@@ -224,6 +232,9 @@ class EstimateRequest:
     per_node: int = 8
     fabric: FabricSpec = field(default_factory=FabricSpec)
     precision: str = "bf16"
+    # Transformer Engine's FP8 scaling recipe (efficiency.FP8_RECIPES); None: TE's default for
+    # the card (MXFP8 block scaling on Blackwell, delayed per-tensor scaling before it).
+    fp8_recipe: str | None = None
     seq_len: int = 2048
     # Sequences per step; None: the layout search chooses it within the range for the
     # model's size (planner.engine.batch).

@@ -33,6 +33,7 @@ from planner.engine.shapes import (
 )
 from planner.engine.specs import BYTES, EstimateRequest
 from planner.engine.stack import (
+    framework_of,
     stack_of,
 )
 
@@ -45,6 +46,14 @@ MATERIALIZED_BACKWARD_FACTOR = 2.0
 # The optimizer step streams the shard's master weights, moments and gradients: about 36 bytes
 # per trained parameter read and written.
 OPTIMIZER_STEP_BYTES = 36
+# Context parallelism over a causal mask: cut into cp contiguous chunks, rank r attends to r
+# whole blocks and half its diagonal one, so the last rank does cp - 1/2 blocks against an
+# average of cp / 2, (2cp - 1) / cp of the mean, and every ring step waits for it. Megatron-
+# Core with Transformer Engine splits the sequence into 2cp chunks and gives rank r chunks r
+# and 2cp - 1 - r (TE's attention.py, get_batch_on_this_cp_rank), torchtitan's context_parallel
+# balances the same way by default, and DeepSpeed-Ulysses splits heads, not the sequence; a
+# stack without a context-parallel implementation of its own gets the contiguous split.
+CP_LOAD_BALANCED_FRAMEWORKS = frozenset({"megatron", "torchtitan", "deepspeed", "fsdp"})
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,16 @@ def attention_backward_factor(req: EstimateRequest) -> float:
     return FLASH_BACKWARD_FACTOR if req.attention == "flash" else MATERIALIZED_BACKWARD_FACTOR
 
 
+def causal_imbalance(req: EstimateRequest, cp: Floats) -> Floats:
+    """The slowest context-parallel rank's causal attention work over the mean (1 when the
+    stack balances the chunks, see CP_LOAD_BALANCED_FRAMEWORKS)."""
+    c = np.maximum(np.asarray(cp, dtype=float), 1.0)
+    if req.attention != "flash" or framework_of(req) in CP_LOAD_BALANCED_FRAMEWORKS:
+        return np.ones_like(c)
+    imbalance: Floats = (2 * c - 1) / c
+    return imbalance
+
+
 def layer_time(
     req: EstimateRequest,
     hw: Hardware,
@@ -111,8 +130,10 @@ def layer_time(
     cp: Floats,
     dp: Floats,
     rc: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> LayerTime:
-    """Forward, backward and recompute of one layer for one micro-batch."""
+    """Forward, backward and recompute of one layer for one micro-batch (`ep`: expert-parallel
+    ranks per layout; None: the question's)."""
     sp = req.parallelism.sequence_parallel if req.parallelism else True
     gemms, attention, elementwise = layer_forward(
         req,
@@ -120,9 +141,10 @@ def layer_time(
         tokens=tokens,
         tp=tp,
         cp=cp,
-        ep=expert_ranks(req.model, dp, req.fixed_ep),
+        ep=expert_ranks(req.model, dp, req.fixed_ep if ep is None else ep),
         sequence_parallel=sp,
     )
+    attention = attention.scale(causal_imbalance(req, cp))
     attention_bwd = attention_backward_factor(req)
     fwd = gemms + attention + elementwise
     bwd = gemms.scale(2.0) + attention.scale(attention_bwd) + elementwise.scale(2.0)
@@ -157,29 +179,48 @@ def tensor_and_context_comm_s(
     Tensor parallelism with sequence parallelism: forward and backward each do two
     all-gathers and two reduce-scatters of the layer's activations; full recompute redoes
     the forward ones. Nothing of it overlaps in the default Megatron schedule. Context
-    parallelism passes K and V around a ring, overlapped with attention compute."""
+    parallelism passes K and V around a ring (context_exchange_s)."""
     m = req.model
     tp_bw, tp_lat = link(req, span=tp)
     act_bytes = tokens * m.hidden * BYTES["bf16"]
     rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
     tp_layer = 8 * rs + np.where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
+    return tp_layer + context_exchange_s(req, tokens=tokens, tp=tp, cp=cp, attention=attention)
+
+
+def context_exchange_s(
+    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, attention: Roofline
+) -> Floats:
+    """Ring attention's K/V traffic that attention compute does not hide, per layer and
+    micro-batch. Forward passes each rank's K and V chunk around the ring in cp - 1 steps;
+    backward passes K and V again and their gradients back (Megatron-Core/TE's
+    AttnFuncWithCPAndKVP2P): 2(cp - 1) chunk sends. Each step's send overlaps the attention of
+    the block the rank already holds, so a pass exposes only what its sends take beyond its
+    attention time. The ranks sit tp apart, so the ring runs over NVLink while tp x cp fits a
+    node and over each rank's NIC beyond."""
+    m = req.model
     cp_bw, cp_lat = link(req, span=tp * cp, stride=tp)
     kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
-    cp_layer = np.maximum(
-        3 * comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)
-        - attention.total * (1 + attention_backward_factor(req)),
-        0.0,
-    )
-    return tp_layer + cp_layer
+    one_pass = comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)  # (cp - 1) chunk sends
+    forward = np.maximum(one_pass - attention.total, 0.0)
+    backward = np.maximum(2 * one_pass - attention.total * attention_backward_factor(req), 0.0)
+    exposed: Floats = forward + backward
+    return exposed
 
 
 def expert_comm_s(
-    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, dp: Floats
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> Floats:
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
-    ep = expert_ranks(m, dp, req.fixed_ep)
+    ep = expert_ranks(m, dp, req.fixed_ep if ep is None else ep)
     ep_bw, ep_lat = link(req, span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
@@ -190,7 +231,7 @@ def output_head(req: EstimateRequest, hw: Hardware, *, tokens: Floats, tp: Float
     therefore sets the pace)."""
     m = req.model
     logit_bytes = stack_of(req).kernels.logit_bytes
-    return hw.gemm(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
+    return hw.gemm_16bit(tokens, m.hidden, m.vocab / tp).scale(3.0) + streaming(
         tokens * m.vocab / tp * logit_bytes * 3, bw=hw.bw
     )
 
@@ -240,12 +281,13 @@ def stage_time(
     pp: Floats,
     vp: Floats,
     rc: Floats,
+    ep: npt.ArrayLike | None = None,
 ) -> StageTime:
     stages = stage_layers(req.model.layers, pp)
     scale_up = tensor_and_context_comm_s(
         req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
     )
-    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp)
+    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, ep=ep)
     head = output_head(req, hw, tokens=tokens, tp=tp)
     per_layer_s = layer.total.total + scale_up + expert
     # The slowest stage sets the pace: the last, which also runs the head, unless it gave up a
@@ -312,6 +354,7 @@ def training_step(
     zero_stage: npt.ArrayLike,
     recompute_code: npt.ArrayLike,
     global_batch: npt.ArrayLike | None = None,
+    ep: npt.ArrayLike | None = None,
 ) -> StepTime:
     """Seconds per training step of every layout, and where they go (`global_batch`,
     sequences per step, per layout when the search chooses it)."""
@@ -323,15 +366,19 @@ def training_step(
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
-    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc)
+    # Expert-parallel ranks: the layout's where the search chose them, else the question's.
+    ranks = expert_ranks(req.model, dp, req.fixed_ep if ep is None else ep)
+    layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc, ep=ranks)
 
-    stage = stage_time(req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc)
+    stage = stage_time(
+        req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc, ep=ranks
+    )
     per_micro_batch = stage.total_s
     # 1F1B: (m + (p-1)/v) stage-times per step (Narayanan et al. 2021, equation 1).
     bubble = (pp - 1) / vp * per_micro_batch
     pipeline = micro_batches * per_micro_batch + bubble
 
-    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp)
+    trainable = trainable_on_device(req, tp=tp, pp=pp, dp=dp, ep=ranks)
     dp_exposed = exposed_data_parallel_s(
         req,
         trainable=trainable,

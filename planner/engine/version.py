@@ -1,4 +1,4 @@
 """The version of the engine's formulas. Every saved result records it, so results computed by an
 older engine can be told apart after the formulas change."""
 
-MODEL_VERSION = "1.2.0"
+MODEL_VERSION = "1.3.0"

@@ -73,6 +73,7 @@ def load_cases(path: Path = DATA_FILE) -> list[Case]:
                 per_node=8,
                 fabric=fabric_spec(fabrics[row["fabric"]]),
                 precision=row["precision"],
+                fp8_recipe=row["fp8_recipe"] or None,
                 seq_len=n["seq_len"],
                 global_batch=n["global_batch"],
                 micro_batch=n["micro_batch"],

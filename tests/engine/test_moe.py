@@ -116,3 +116,36 @@ def test_the_router_costs_more_with_more_experts():
 
 def test_an_ep_below_one_is_refused_by_name():
     assert error_of(parallelism={"tp": 1, "dp": 8, "ep": 0}).field == "parallelism.ep"
+
+
+def test_the_search_tries_every_expert_parallel_degree_that_tiles_the_data_parallel_ranks():
+    from planner.engine.parallel import candidate_layouts
+
+    req = train(MIXTRAL, H100, count=16, seq_len=4096, global_batch=128)
+    layouts = candidate_layouts(req)
+    by_dp = {}
+    for dp, ep in zip(layouts.dp.tolist(), layouts.ep.tolist(), strict=True):
+        by_dp.setdefault(dp, set()).add(ep)
+    assert by_dp[16] == {1, 2, 4, 8}  # divisors of 8 experts that divide 16
+    assert by_dp[2] == {1, 2}
+    dense = candidate_layouts(train(count=16, seq_len=4096, global_batch=128))
+    assert set(dense.ep.tolist()) == {0}
+
+
+def test_a_searched_expert_parallel_degree_is_the_one_the_answer_reports_and_times():
+    req = train(MIXTRAL, H100, count=16, seq_len=4096, global_batch=128)
+    answer = estimate(req)
+    chosen = answer.parallelism["ep"]
+    assert MIXTRAL.experts % chosen == 0 and answer.parallelism["dp"] % chosen == 0
+    fixed = dataclasses.replace(
+        req,
+        parallelism=ParallelSpec(
+            **{
+                k: answer.parallelism[k]
+                for k in ("tp", "pp", "dp", "cp", "vp", "micro_batch", "zero_stage")
+            },
+            recompute=answer.parallelism["recompute"],
+            ep=chosen,
+        ),
+    )
+    assert estimate(fixed).throughput["tokens_per_s"] == answer.throughput["tokens_per_s"]

@@ -21,6 +21,7 @@ from planner.engine.contract.items import AcceleratorRef, FabricRef, ModelRef
 from planner.engine.contract.job_parts import (
     Attention,
     Efficiency,
+    Fp8Recipe,
     Framework,
     Inference,
     Lora,
@@ -78,6 +79,12 @@ class Job(Question):
     precision: Precision | None = Field(
         None,
         description="Compute precision; default bf16, else fp16, else fp32 (what the card has)",
+    )
+    fp8_recipe: Fp8Recipe | None = Field(
+        None,
+        description="Transformer Engine's FP8 scaling recipe, with precision fp8: delayed or "
+        "current per-tensor scaling, or mxfp8 block scaling (Blackwell cards); default mxfp8 "
+        "on Blackwell, delayed elsewhere",
     )
     seq_len: Annotated[int, whole(ge=1, le=10_000_000)] = Field(
         2048, description="Tokens per sequence"
@@ -157,6 +164,7 @@ class Job(Question):
                 per_node=per_node,
             )
         precision = self._precision(accelerator)
+        self._check_fp8_recipe(precision, accelerator)
         task = self.task
         if task == "train" and self.method != "full":
             raise RequestError(
@@ -187,6 +195,7 @@ class Job(Question):
             per_node=per_node,
             fabric=fabric,
             precision=precision,
+            fp8_recipe=self.fp8_recipe,
             global_batch=global_batch,
             tokens=tokens,
             **self.same_named(
@@ -241,6 +250,19 @@ class Job(Question):
                 precision=precision,
             )
         return precision
+
+    def _check_fp8_recipe(self, precision: str, accelerator: AcceleratorSpec) -> None:
+        if self.fp8_recipe is None:
+            return
+        if precision != "fp8":
+            raise RequestError("fp8_recipe", _("applies to fp8 only; set precision to fp8"))
+        if self.fp8_recipe == "mxfp8" and not accelerator.block_scaled_fp8:
+            name = accelerator.name or "this accelerator"
+            raise RequestError(
+                "fp8_recipe",
+                _("{card} has no MXFP8 tensor cores (Blackwell and later); use delayed or current"),
+                card=name,
+            )
 
     def _lora(self) -> dict[str, Any]:
         """The adapters' rank and targets; `lora_rank` is the older spelling of lora.rank."""

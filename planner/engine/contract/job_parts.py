@@ -19,6 +19,7 @@ from planner.engine.contract.base import (
     problem,
     whole,
 )
+from planner.engine.efficiency import FP8_RECIPES
 from planner.engine.errors import gettext_noop as _
 from planner.engine.specs import (
     ATTENTION,
@@ -50,6 +51,7 @@ Precision = Annotated[
 KvPrecision = Annotated[
     Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"], _choice(KV_PRECISIONS)
 ]
+Fp8Recipe = Annotated[Literal["delayed", "current", "mxfp8"], _choice(FP8_RECIPES)]
 Method = Annotated[Literal["full", "lora", "qlora"], _choice(METHODS)]
 Optimizer = Annotated[Literal["adamw", "sgd", "adamw8bit"], _choice(OPTIMIZERS)]
 Recompute = Annotated[Literal["none", "selective", "full"], _choice(RECOMPUTE)]

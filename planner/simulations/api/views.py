@@ -99,7 +99,7 @@ EXAMPLES = [
             "result": None,
             "error": "",
             "attempts": 0,
-            "model_version": "1.2.0",
+            "model_version": "1.3.0",
             "created_at": "2025-01-01T10:00:00Z",
             "queued_at": "2025-01-01T10:00:00Z",
             "started_at": None,

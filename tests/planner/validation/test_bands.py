@@ -106,11 +106,14 @@ def test_changing_the_rows_moves_the_band(tmp_path):
 
 
 def test_a_question_on_a_framework_without_held_out_rows_takes_the_pooled_band():
-    megatron = band_for("training", "throughput", "megatron")
-    assert megatron is not None
-    assert megatron.held_out and megatron.framework == bands.ANY_FRAMEWORK
+    torchtitan = band_for("training", "throughput", "torchtitan")  # calibration rows only
+    assert torchtitan is not None
+    assert torchtitan.held_out and torchtitan.framework == bands.ANY_FRAMEWORK
     hf = band_for("training", "throughput", "hf")
     assert hf is not None and hf.framework == "hf"
+    # The NeMo and Megatron-Bridge FP8 and long-sequence rows hold Megatron out on its own.
+    megatron = band_for("training", "throughput", "megatron")
+    assert megatron is not None and megatron.framework == "megatron"
 
 
 def test_serving_memory_with_no_serving_rows_is_judged_by_every_job_and_says_so():
