@@ -265,6 +265,34 @@ def run_start(out: str, budget_s: float, log_name: str) -> tuple[Path, Guard, An
     return out_dir, guard, run_log(out_dir, guard, log_name)
 
 
+def run_groups(
+    only: str,
+    runners: dict[str, Any],
+    *,
+    out: Path,
+    env: dict[str, Any],
+    guard: Guard,
+    log: Any,
+    before: Any = None,
+) -> None:
+    """Runs each named group (comma-separated `only`) through its runner and writes its report;
+    a group that fails is recorded with its error and the run goes on. `before(group)` is
+    called first, where the script labels its power samples."""
+    for group in [g for g in only.split(",") if g]:
+        if before is not None:
+            before(group)
+        t0 = time.monotonic()
+        try:
+            if group not in runners:
+                raise ValueError(f"--only: unknown group {group!r}")
+            body = runners[group]()
+        except Exception as exc:
+            body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
+        body["group_wall_s"] = time.monotonic() - t0
+        write_report(out, group, env, body)
+        log(f"{group} done in {body['group_wall_s']:.1f}s, {guard.left_s():.0f}s left")
+
+
 def run_parser(doc: str, *, budget_s: float, only: str) -> Any:
     """The options every device script takes: where to write, the time budget, toy sizes and
     which groups to run."""

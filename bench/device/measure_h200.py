@@ -22,10 +22,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from h200_common import PowerSampler, environment, run_parser, run_start, write_report
+from h200_common import (
+    PowerSampler,
+    environment,
+    run_groups,
+    run_parser,
+    run_start,
+    write_report,
+)
 
 
 def main(argv: list[str]) -> int:
@@ -49,38 +57,27 @@ def main(argv: list[str]) -> int:
     torch.backends.cuda.matmul.allow_tf32 = True
     env = environment(argv)
     log(json.dumps({k: env.get(k) for k in ("torch", "transformers", "peft", "gpu")}, default=str))
-    groups = [g for g in args.only.split(",") if g]
-    for group in groups:
+
+    def module(name: str) -> Any:
+        return __import__(name)
+
+    # Each group's module is imported only when it runs.
+    runners = {
+        "kernels": lambda: module("h200_kernels").run(
+            torch, tiny=args.tiny, sampler=sampler, log=log
+        ),
+        "moe": lambda: module("h200_moe").run(torch, tiny=args.tiny, guard=guard, log=log),
+        "train": lambda: module("h200_train").run(torch, tiny=args.tiny, guard=guard, log=log),
+        "train_compile": lambda: module("h200_train").run(
+            torch, tiny=args.tiny, guard=guard, log=log, second=True
+        ),
+        "decode": lambda: module("h200_decode").run(torch, tiny=args.tiny, guard=guard, log=log),
+    }
+
+    def label(group: str) -> None:
         sampler.label = group
-        t0 = time.monotonic()
-        try:
-            if group == "kernels":
-                import h200_kernels
 
-                body = h200_kernels.run(torch, tiny=args.tiny, sampler=sampler, log=log)
-            elif group == "moe":
-                import h200_moe
-
-                body = h200_moe.run(torch, tiny=args.tiny, guard=guard, log=log)
-            elif group == "train":
-                import h200_train
-
-                body = h200_train.run(torch, tiny=args.tiny, guard=guard, log=log)
-            elif group == "train_compile":
-                import h200_train
-
-                body = h200_train.run(torch, tiny=args.tiny, guard=guard, log=log, second=True)
-            elif group == "decode":
-                import h200_decode
-
-                body = h200_decode.run(torch, tiny=args.tiny, guard=guard, log=log)
-            else:
-                raise ValueError(f"--only: unknown group {group!r}")
-        except Exception as exc:
-            body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
-        body["group_wall_s"] = time.monotonic() - t0
-        write_report(out, group, env, body)
-        log(f"{group} done in {body['group_wall_s']:.1f}s, {guard.left_s():.0f}s left")
+    run_groups(args.only, runners, out=out, env=env, guard=guard, log=log, before=label)
     sampler.label = "end_after_work"
     time.sleep(0 if args.tiny else 2.0)
     sampler.halt()

@@ -42,10 +42,10 @@ from h200_common import (
     environment,
     free_memory,
     memory_record,
+    run_groups,
     run_parser,
     run_start,
     time_region,
-    write_report,
 )
 
 GENERATE_PLAN = (
@@ -290,22 +290,14 @@ def main(argv: list[str]) -> int:
     env = environment(argv)
     log(json.dumps({k: env.get(k) for k in ("torch", "transformers", "gpu")}, default=str))
     new = 6 if args.tiny else args.new_tokens
-    for group in [g for g in args.only.split(",") if g]:
-        t0 = time.monotonic()
-        try:
-            if group == "generate_steps":
-                body = run_generate(torch, tiny=args.tiny, guard=guard, log=log, new=new)
-            elif group == "gemm_runs":
-                body = run_gemm(torch, tiny=args.tiny, guard=guard, log=log)
-            elif group == "train_repeat":
-                body = run_train(torch, tiny=args.tiny, guard=guard, log=log)
-            else:
-                raise ValueError(f"--only: unknown group {group!r}")
-        except Exception as exc:
-            body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
-        body["group_wall_s"] = time.monotonic() - t0
-        write_report(out, group, env, body)
-        log(f"{group} done in {body['group_wall_s']:.1f}s, {guard.left_s():.0f}s left")
+    runners = {
+        "generate_steps": lambda: run_generate(
+            torch, tiny=args.tiny, guard=guard, log=log, new=new
+        ),
+        "gemm_runs": lambda: run_gemm(torch, tiny=args.tiny, guard=guard, log=log),
+        "train_repeat": lambda: run_train(torch, tiny=args.tiny, guard=guard, log=log),
+    }
+    run_groups(args.only, runners, out=out, env=env, guard=guard, log=log)
     log("done")
     return 0
 

@@ -41,10 +41,10 @@ from h200_common import (
     environment,
     free_memory,
     memory_record,
+    run_groups,
     run_parser,
     run_start,
     time_region,
-    write_report,
 )
 
 E4M3_MAX = 448.0
@@ -365,21 +365,14 @@ def main(argv: list[str]) -> int:
     env = environment(argv)
     log(json.dumps({k: env.get(k) for k in ("torch", "gpu")}, default=str))
     runners = {
-        "fp8_gemm": run_gemm,
-        "fp8_cast": run_cast,
-        "fp8_layers": run_layers,
-        "fp8_train": run_train,
+        "fp8_gemm": lambda: run_gemm(torch, tiny=args.tiny, guard=guard, log=log),
+        "fp8_cast": lambda: run_cast(torch, tiny=args.tiny, guard=guard, log=log),
+        "fp8_layers": lambda: run_layers(torch, tiny=args.tiny, guard=guard, log=log),
+        "fp8_train": lambda: run_train(
+            torch, tiny=args.tiny, guard=guard, log=log, cases=args.train_cases
+        ),
     }
-    for group in [g for g in args.only.split(",") if g]:
-        t0 = time.monotonic()
-        try:
-            extra = {"cases": args.train_cases} if group == "fp8_train" else {}
-            body = runners[group](torch, tiny=args.tiny, guard=guard, log=log, **extra)
-        except Exception as exc:
-            body = {"error": f"{exc.__class__.__name__}: {str(exc)[:500]}"}
-        body["group_wall_s"] = time.monotonic() - t0
-        write_report(out, group, env, body)
-        log(f"{group} done in {body['group_wall_s']:.1f}s, {guard.left_s():.0f}s left")
+    run_groups(args.only, runners, out=out, env=env, guard=guard, log=log)
     log("done")
     return 0
 
