@@ -21,6 +21,7 @@ from planner.choices import FaultCategory, FaultLink
 from planner.models.base import Sourced, VersionedRecord
 from planner.models.fields import (
     Figure,
+    choice_rule,
     optional_link,
     read_on_field,
     reference_key_field,
@@ -156,9 +157,7 @@ class FaultEntry(VersionedRecord, Sourced):
         verbose_name_plural = _("fault entries")
         ordering = ["category", "reference_key", "pk"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(category__in=FaultCategory.values), name="faultentry_category_known"
-            ),
+            choice_rule("faultentry", "category", FaultCategory),
             models.CheckConstraint(
                 condition=~Q(title_en="") | ~Q(title_zh=""), name="faultentry_has_title"
             ),

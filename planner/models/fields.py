@@ -97,6 +97,13 @@ def reference_key_rules(table: str, *, only_where: str) -> list[models.BaseConst
     ]
 
 
+def choice_rule(table: str, field: str, choices: Any) -> models.CheckConstraint:
+    """A column of choices (a TextChoices) holds one of them; the rule is "<table>_<field>_known"."""
+    return models.CheckConstraint(
+        condition=Q(**{f"{field}__in": choices.values}), name=f"{table}_{field}_known"
+    )
+
+
 def version_rule(table: str) -> models.CheckConstraint:
     """A versioned row's version starts at one."""
     return models.CheckConstraint(condition=Q(version__gte=1), name=f"{table}_version_positive")

@@ -23,6 +23,7 @@ from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
 from planner.models.base import URL_SCHEMES, Sourced, VersionedRecord
 from planner.models.fields import (
     Figure,
+    choice_rule,
     optional_link,
     read_on_field,
     reference_key_field,
@@ -196,13 +197,9 @@ class Price(VersionedRecord, Sourced):
         ordering = ["item_kind", "-price_date", "pk"]
         indexes = [models.Index(fields=["team", "item_kind"], name="price_team_item_idx")]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=PriceKind.values), name="price_kind_known"),
-            models.CheckConstraint(
-                condition=Q(item_kind__in=PriceItem.values), name="price_item_kind_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(currency__in=Currency.values), name="price_currency_known"
-            ),
+            choice_rule("price", "kind", PriceKind),
+            choice_rule("price", "item_kind", PriceItem),
+            choice_rule("price", "currency", Currency),
             models.CheckConstraint(
                 condition=~Q(kind=PriceKind.RENT) | Q(item_kind=PriceItem.ACCELERATOR),
                 name="price_rent_is_per_accelerator",
