@@ -18,7 +18,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import FaultCategory, FaultLink
-from planner.models.base import Sourced, VersionedRecord
+from planner.models.base import Sourced, TeamOrReference, VersionedRecord
 from planner.models.fields import (
     Figure,
     choice_rule,
@@ -75,7 +75,7 @@ def lines_of(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class FaultEntry(VersionedRecord, Sourced):
+class FaultEntry(VersionedRecord, Sourced, TeamOrReference):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
 
@@ -173,10 +173,6 @@ class FaultEntry(VersionedRecord, Sourced):
 
     def __str__(self) -> str:
         return self.title
-
-    @property
-    def is_guide(self) -> bool:
-        return self.team_id is None
 
     def _in_language(self, name: str) -> str:
         """The text in the reader's language, or in the other one where only that is given."""

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
-from planner.models.base import URL_SCHEMES, Sourced, VersionedRecord
+from planner.models.base import URL_SCHEMES, Sourced, TeamOrReference, VersionedRecord
 from planner.models.fields import (
     Figure,
     choice_rule,
@@ -64,7 +64,7 @@ def _item_rule(item_kinds, condition: Q, name: str, message: str) -> models.Chec
     )
 
 
-class Price(VersionedRecord, Sourced):
+class Price(VersionedRecord, Sourced, TeamOrReference):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
 
@@ -277,10 +277,6 @@ class Price(VersionedRecord, Sourced):
 
     def __str__(self) -> str:
         return f"{self.item_label} ({self.get_kind_display()})"
-
-    @property
-    def is_reference(self) -> bool:
-        return self.team_id is None
 
     @property
     def item(self):
