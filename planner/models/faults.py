@@ -23,6 +23,7 @@ from planner.models.fields import (
     Figure,
     choice_rule,
     optional_link,
+    optional_text,
     read_on_field,
     reference_key_field,
     reference_key_rules,
@@ -100,8 +101,8 @@ class FaultEntry(VersionedRecord, Sourced, TeamOrReference):
         "read_on",
     )
 
-    title_en = models.CharField(_("title (English)"), max_length=200, blank=True)
-    title_zh = models.CharField(_("title (Chinese)"), max_length=200, blank=True)
+    title_en = optional_text(_("title (English)"), 200)
+    title_zh = optional_text(_("title (Chinese)"), 200)
     category = models.CharField(_("category"), max_length=16, choices=FaultCategory.choices)
     xid_codes = models.CharField(
         _("Xid codes"),
@@ -262,11 +263,8 @@ class FaultIncident(VersionedRecord):
         related_name="fault_incidents",
         on_delete=models.SET_NULL,
     )
-    hardware = models.CharField(
-        _("hardware"),
-        max_length=200,
-        blank=True,
-        help_text=_("Server, node, slot or serial, e.g. “DGX H100 node gpu-17, GPU 3”"),
+    hardware = optional_text(
+        _("hardware"), 200, _("Server, node, slot or serial, e.g. “DGX H100 node gpu-17, GPU 3”")
     )
     what_happened = models.TextField(_("what happened"))
     evidence = models.TextField(

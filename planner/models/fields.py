@@ -127,6 +127,11 @@ def source_field(help_text: Any, **options: Any) -> models.CharField:
     return models.CharField(_("source"), max_length=500, help_text=help_text, **options)
 
 
+def optional_text(verbose_name: Any, max_length: int, help_text: Any = "") -> models.CharField:
+    """A line of text a row may leave empty (a note, a name the catalog lacks)."""
+    return models.CharField(verbose_name, max_length=max_length, blank=True, help_text=help_text)
+
+
 def read_on_field(**options: Any) -> models.DateField:
     """The day someone last read a row's source; empty when nobody said."""
     return models.DateField(_("source read on"), null=True, blank=True, **options)

@@ -25,6 +25,7 @@ from planner.models.fields import (
     Figure,
     choice_rule,
     optional_link,
+    optional_text,
     read_on_field,
     reference_key_field,
     reference_key_rules,
@@ -108,11 +109,10 @@ class Price(VersionedRecord, Sourced, TeamOrReference):
         related_name="prices",
         help_text=_("For a NIC, switch port, cable or transceiver of a catalog fabric"),
     )
-    item_name = models.CharField(
+    item_name = optional_text(
         _("item name"),
-        max_length=200,
-        blank=True,
-        help_text=_("For items the catalog lacks: a rack model, a cable or transceiver SKU"),
+        200,
+        _("For items the catalog lacks: a rack model, a cable or transceiver SKU"),
     )
     amount = models.DecimalField(
         _("amount"),
@@ -148,13 +148,12 @@ class Price(VersionedRecord, Sourced, TeamOrReference):
     depreciation_years = DEPRECIATION_YEARS.optional(
         _("depreciation (years)"), _("Purchase: years over which it is written off, 1-15")
     )
-    provider = models.CharField(
+    provider = optional_text(
         _("provider"),
-        max_length=120,
-        blank=True,
-        help_text=_("Rent: the cloud or marketplace. Purchase: the vendor or reseller, if any"),
+        120,
+        _("Rent: the cloud or marketplace. Purchase: the vendor or reseller, if any"),
     )
-    region = models.CharField(_("region"), max_length=120, blank=True)
+    region = optional_text(_("region"), 120)
     terms = models.CharField(
         _("terms"),
         max_length=16,
@@ -162,11 +161,8 @@ class Price(VersionedRecord, Sourced, TeamOrReference):
         blank=True,
         help_text=_("Rent only"),
     )
-    instance_name = models.CharField(
-        _("instance"),
-        max_length=120,
-        blank=True,
-        help_text=_("Rent: the instance type or offer, e.g. p5.48xlarge"),
+    instance_name = optional_text(
+        _("instance"), 120, _("Rent: the instance type or offer, e.g. p5.48xlarge")
     )
     accelerators_per_instance = ACCELERATORS_PER_INSTANCE.optional(
         _("accelerators per instance"),
