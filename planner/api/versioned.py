@@ -41,6 +41,16 @@ UNIQUE_CODES = {"unique", "unique_together"}
 ETAG_DIGEST_HEX = 12
 
 
+class VersionedRowMeta:
+    """What the Meta of a versioned row's serializer says alike: the version is the server's
+    to raise (an edit names it in If-Match), and uniqueness is left to the save service's
+    full_clean, which the view answers with a 409 (service_errors, below); DRF's own
+    validators would answer a duplicate name with a 400."""
+
+    read_only_fields = ["version"]
+    validators: list = []
+
+
 class Conflict(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = _("Another row already holds this value.")

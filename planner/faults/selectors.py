@@ -154,7 +154,7 @@ def _match_json(found: FaultMatch, absolute) -> dict[str, Any]:
         "key": entry.reference_key or None,
         "title": entry.title,
         "category": entry.category,
-        "whose": "guide" if entry.is_guide else "team",
+        "whose": "guide" if entry.is_reference else "team",
         "score": match.score,
         "xid_code": match.xid_code,
         "evidence": {"line_number": match.evidence.line_number, "line": match.evidence.line},

@@ -1,5 +1,6 @@
 """Abstract tables the planner's rows build on: who made a row and when, the versioned rows
-edited through planner/versioning.py and kept with their history, and rows that cite a source."""
+edited through planner/versioning.py and kept with their history, rows that cite a source, and
+rows of a reference list shipped to every team beside each team's own."""
 
 from django.db import models
 from django.urls import reverse
@@ -69,3 +70,17 @@ class Sourced(models.Model):
     def source_url(self) -> str | None:
         """The source when it is a link; a quote reference is not."""
         return self.source if self.source.startswith(URL_SCHEMES) else None
+
+
+class TeamOrReference(models.Model):
+    """A row a team owns or, with no team, a row of a reference list flopfit ships in
+    catalog/data (the fault guide, the reference prices), which every team reads."""
+
+    team_id: int | None
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_reference(self) -> bool:
+        return self.team_id is None

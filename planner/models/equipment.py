@@ -12,6 +12,7 @@ from planner.models.fields import (
     created_by_field,
     name_rules,
     optional_link,
+    optional_text,
     parent_link,
     version_rule,
 )
@@ -59,7 +60,7 @@ class Equipment(VersionedRow):
         _("measured power (kW)"), _("Peak draw as measured, when known; shown beside the nameplate")
     )
     weight_kg = WEIGHT_KG.field(_("weight (kg)"))
-    notes = models.CharField(_("notes"), max_length=200, blank=True)
+    notes = optional_text(_("notes"), 200)
     installed_at = models.DateTimeField(_("installed"), auto_now_add=True)
     removed_at = models.DateTimeField(_("removed"), null=True, blank=True, editable=False)
     created_by = created_by_field()

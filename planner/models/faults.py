@@ -18,10 +18,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from planner.choices import FaultCategory, FaultLink
-from planner.models.base import Sourced, VersionedRecord
+from planner.models.base import Sourced, TeamOrReference, VersionedRecord
 from planner.models.fields import (
     Figure,
+    choice_rule,
     optional_link,
+    optional_text,
     read_on_field,
     reference_key_field,
     reference_key_rules,
@@ -74,7 +76,7 @@ def lines_of(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class FaultEntry(VersionedRecord, Sourced):
+class FaultEntry(VersionedRecord, Sourced, TeamOrReference):
     """One fault: the lines that betray it, its symptoms, likely causes, checks and fixes. With
     no team, an entry of the shipped guide, which every team reads; with one, that team's own."""
 
@@ -99,8 +101,8 @@ class FaultEntry(VersionedRecord, Sourced):
         "read_on",
     )
 
-    title_en = models.CharField(_("title (English)"), max_length=200, blank=True)
-    title_zh = models.CharField(_("title (Chinese)"), max_length=200, blank=True)
+    title_en = optional_text(_("title (English)"), 200)
+    title_zh = optional_text(_("title (Chinese)"), 200)
     category = models.CharField(_("category"), max_length=16, choices=FaultCategory.choices)
     xid_codes = models.CharField(
         _("Xid codes"),
@@ -156,9 +158,7 @@ class FaultEntry(VersionedRecord, Sourced):
         verbose_name_plural = _("fault entries")
         ordering = ["category", "reference_key", "pk"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(category__in=FaultCategory.values), name="faultentry_category_known"
-            ),
+            choice_rule("faultentry", "category", FaultCategory),
             models.CheckConstraint(
                 condition=~Q(title_en="") | ~Q(title_zh=""), name="faultentry_has_title"
             ),
@@ -174,10 +174,6 @@ class FaultEntry(VersionedRecord, Sourced):
 
     def __str__(self) -> str:
         return self.title
-
-    @property
-    def is_guide(self) -> bool:
-        return self.team_id is None
 
     def _in_language(self, name: str) -> str:
         """The text in the reader's language, or in the other one where only that is given."""
@@ -267,11 +263,8 @@ class FaultIncident(VersionedRecord):
         related_name="fault_incidents",
         on_delete=models.SET_NULL,
     )
-    hardware = models.CharField(
-        _("hardware"),
-        max_length=200,
-        blank=True,
-        help_text=_("Server, node, slot or serial, e.g. “DGX H100 node gpu-17, GPU 3”"),
+    hardware = optional_text(
+        _("hardware"), 200, _("Server, node, slot or serial, e.g. “DGX H100 node gpu-17, GPU 3”")
     )
     what_happened = models.TextField(_("what happened"))
     evidence = models.TextField(

@@ -97,6 +97,13 @@ def reference_key_rules(table: str, *, only_where: str) -> list[models.BaseConst
     ]
 
 
+def choice_rule(table: str, field: str, choices: Any) -> models.CheckConstraint:
+    """A column of choices (a TextChoices) holds one of them; the rule is "<table>_<field>_known"."""
+    return models.CheckConstraint(
+        condition=Q(**{f"{field}__in": choices.values}), name=f"{table}_{field}_known"
+    )
+
+
 def version_rule(table: str) -> models.CheckConstraint:
     """A versioned row's version starts at one."""
     return models.CheckConstraint(condition=Q(version__gte=1), name=f"{table}_version_positive")
@@ -118,6 +125,11 @@ def name_rules(table: str, *, unique_within: str | None = None) -> list[models.B
 def source_field(help_text: Any, **options: Any) -> models.CharField:
     """Where a row's figures or advice come from: a URL, or a reference a person can follow."""
     return models.CharField(_("source"), max_length=500, help_text=help_text, **options)
+
+
+def optional_text(verbose_name: Any, max_length: int, help_text: Any = "") -> models.CharField:
+    """A line of text a row may leave empty (a note, a name the catalog lacks)."""
+    return models.CharField(verbose_name, max_length=max_length, blank=True, help_text=help_text)
 
 
 def read_on_field(**options: Any) -> models.DateField:

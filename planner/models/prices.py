@@ -20,10 +20,12 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.choices import Currency
 from planner.choices import NETWORK_ITEMS, PriceItem, PriceKind, RentTerms
-from planner.models.base import URL_SCHEMES, Sourced, VersionedRecord
+from planner.models.base import URL_SCHEMES, Sourced, TeamOrReference, VersionedRecord
 from planner.models.fields import (
     Figure,
+    choice_rule,
     optional_link,
+    optional_text,
     read_on_field,
     reference_key_field,
     reference_key_rules,
@@ -63,7 +65,7 @@ def _item_rule(item_kinds, condition: Q, name: str, message: str) -> models.Chec
     )
 
 
-class Price(VersionedRecord, Sourced):
+class Price(VersionedRecord, Sourced, TeamOrReference):
     """One price of one item, with its currency, date, source and validity. Owned by a team
     (its quote or negotiated rate), or, with no team, a row of the shipped reference list."""
 
@@ -107,11 +109,10 @@ class Price(VersionedRecord, Sourced):
         related_name="prices",
         help_text=_("For a NIC, switch port, cable or transceiver of a catalog fabric"),
     )
-    item_name = models.CharField(
+    item_name = optional_text(
         _("item name"),
-        max_length=200,
-        blank=True,
-        help_text=_("For items the catalog lacks: a rack model, a cable or transceiver SKU"),
+        200,
+        _("For items the catalog lacks: a rack model, a cable or transceiver SKU"),
     )
     amount = models.DecimalField(
         _("amount"),
@@ -147,13 +148,12 @@ class Price(VersionedRecord, Sourced):
     depreciation_years = DEPRECIATION_YEARS.optional(
         _("depreciation (years)"), _("Purchase: years over which it is written off, 1-15")
     )
-    provider = models.CharField(
+    provider = optional_text(
         _("provider"),
-        max_length=120,
-        blank=True,
-        help_text=_("Rent: the cloud or marketplace. Purchase: the vendor or reseller, if any"),
+        120,
+        _("Rent: the cloud or marketplace. Purchase: the vendor or reseller, if any"),
     )
-    region = models.CharField(_("region"), max_length=120, blank=True)
+    region = optional_text(_("region"), 120)
     terms = models.CharField(
         _("terms"),
         max_length=16,
@@ -161,11 +161,8 @@ class Price(VersionedRecord, Sourced):
         blank=True,
         help_text=_("Rent only"),
     )
-    instance_name = models.CharField(
-        _("instance"),
-        max_length=120,
-        blank=True,
-        help_text=_("Rent: the instance type or offer, e.g. p5.48xlarge"),
+    instance_name = optional_text(
+        _("instance"), 120, _("Rent: the instance type or offer, e.g. p5.48xlarge")
     )
     accelerators_per_instance = ACCELERATORS_PER_INSTANCE.optional(
         _("accelerators per instance"),
@@ -196,13 +193,9 @@ class Price(VersionedRecord, Sourced):
         ordering = ["item_kind", "-price_date", "pk"]
         indexes = [models.Index(fields=["team", "item_kind"], name="price_team_item_idx")]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=PriceKind.values), name="price_kind_known"),
-            models.CheckConstraint(
-                condition=Q(item_kind__in=PriceItem.values), name="price_item_kind_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(currency__in=Currency.values), name="price_currency_known"
-            ),
+            choice_rule("price", "kind", PriceKind),
+            choice_rule("price", "item_kind", PriceItem),
+            choice_rule("price", "currency", Currency),
             models.CheckConstraint(
                 condition=~Q(kind=PriceKind.RENT) | Q(item_kind=PriceItem.ACCELERATOR),
                 name="price_rent_is_per_accelerator",
@@ -280,10 +273,6 @@ class Price(VersionedRecord, Sourced):
 
     def __str__(self) -> str:
         return f"{self.item_label} ({self.get_kind_display()})"
-
-    @property
-    def is_reference(self) -> bool:
-        return self.team_id is None
 
     @property
     def item(self):

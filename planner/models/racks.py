@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from planner.models.base import VersionedRow
-from planner.models.fields import name_rules, parent_link, version_rule
+from planner.models.fields import name_rules, optional_text, parent_link, version_rule
 from planner.models.sites import RACK_KG, RACK_KW, RACK_UNITS, RackGroup, rack_limit_rules
 
 # What a rack's own limit says when it leaves the figure to its group.
@@ -33,7 +33,7 @@ class Rack(VersionedRow):
     )
     cooling_kw = RACK_KW.optional(_("cooling (kW)"), AS_THE_GROUP)
     max_kg = RACK_KG.optional(_("maximum load (kg)"), AS_THE_GROUP)
-    notes = models.CharField(_("notes"), max_length=200, blank=True)
+    notes = optional_text(_("notes"), 200)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:

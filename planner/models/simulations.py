@@ -10,7 +10,7 @@ from planner.choices import (
     SimulationStatus,
 )
 from planner.models.base import CreatedRecord
-from planner.models.fields import team_link
+from planner.models.fields import optional_text, team_link
 
 
 class Simulation(CreatedRecord):
@@ -42,7 +42,7 @@ class Simulation(CreatedRecord):
     progress = models.FloatField(_("progress"), default=0.0, help_text=_("0 to 1"))
     result = models.JSONField(_("result"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
-    task_id = models.CharField(_("task id"), max_length=64, blank=True)
+    task_id = optional_text(_("task id"), 64)
     parts = models.ManyToManyField(
         "self",
         symmetrical=False,

@@ -18,6 +18,7 @@ from planner.models.base import VersionedRecord
 from planner.models.fields import (
     Figure,
     name_rules,
+    optional_text,
     parent_link,
     team_link,
     version_field,
@@ -67,7 +68,7 @@ class Site(VersionedRecord):
         _("visibility"), max_length=8, choices=Visibility.choices, default=Visibility.TEAM
     )
     name = models.CharField(_("name"), max_length=120)
-    location = models.CharField(_("location"), max_length=200, blank=True)
+    location = optional_text(_("location"), 200)
     currency = models.CharField(
         _("currency"), max_length=3, choices=Currency.choices, default=Currency.CNY
     )

@@ -34,7 +34,6 @@ class PriceForm(FieldsetsMixin, VersionedModelForm):
         labels = {
             "amount": _("Amount (purchase: per unit; rent: per accelerator-hour)"),
             "support_share_per_year": _("Support per year (share of the price, 0-1)"),
-            "depreciation_years": _("Depreciation (years)"),
         }
         widgets = {
             "amount": decimal_text("32000"),

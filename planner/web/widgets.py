@@ -1,4 +1,4 @@
-"""Form widgets for figures people type, some in scientific notation."""
+"""Form widgets for figures people type, some in scientific notation, or slide."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ def number_input(placeholder: Any = None, **attrs: Any) -> forms.NumberInput:
     if placeholder is not None:
         attrs["placeholder"] = placeholder
     return forms.NumberInput(attrs=attrs)
+
+
+def range_input(**attrs: Any) -> forms.NumberInput:
+    """A slider: the browser sends its value as a number field would."""
+    return forms.NumberInput(attrs={"type": "range", **attrs})
 
 
 def decimal_text(placeholder: str) -> forms.TextInput:

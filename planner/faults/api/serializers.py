@@ -34,7 +34,7 @@ class FaultEntrySerializer(JsonTypesMixin, serializers.ModelSerializer):
         read_only_fields = ["version", "updated_at"]
 
     def get_whose(self, entry: FaultEntry) -> str:
-        return "guide" if entry.is_guide else "team"
+        return "guide" if entry.is_reference else "team"
 
 
 class FaultIncidentSerializer(JsonTypesMixin, serializers.ModelSerializer):

@@ -21,6 +21,7 @@ from planner.plans.selectors import WEIGHT_SCALE, default_weights, plan_objectiv
 from planner.sites.selectors import site_visible_to
 from planner.web.fields import figure_field
 from planner.web.forms import FieldsetsMixin
+from planner.web.widgets import range_input
 
 # The engine's own bound on accelerators per plan (planner.plans: count.max).
 MAX_COUNT = 100_000
@@ -171,10 +172,6 @@ class PlanForm(FieldsetsMixin, forms.Form):
 # --- weights ---------------------------------------------------------------------------------
 
 
-class RangeInput(forms.NumberInput):
-    input_type = "range"
-
-
 OBJECTIVE_LABELS = {
     "cost": _("Lowest cost (TCOs first, then the rent of the job where nothing is priced to own)"),
     "capex": _("Lowest purchase price"),
@@ -209,7 +206,7 @@ class WeightsForm(forms.Form):
                 min_value=0,
                 max_value=WEIGHT_SCALE,
                 required=False,
-                widget=RangeInput(attrs={"min": 0, "max": WEIGHT_SCALE, "step": 1}),
+                widget=range_input(min=0, max=WEIGHT_SCALE, step=1),
             )
 
     def objective(self) -> str:

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from catalog.models import ServerPlatform
 from planner.api.serializers import JsonTypesMixin, ParentRowMixin, catalog_slug_field
+from planner.api.versioned import VersionedRowMeta
 from planner.models import Equipment, PowerFeed, Rack, RackGroup
 from planner.racks.capacity import rack_limits
 from planner.racks.selectors import rack_editable, rack_visible_to
@@ -34,12 +35,9 @@ class SiteRackSerializer(ParentRowMixin, JsonTypesMixin, serializers.ModelSerial
     )
     limits = serializers.SerializerMethodField()
 
-    class Meta:
+    class Meta(VersionedRowMeta):
         model = Rack
         fields = ["id", "rack_group", *Rack.STATED_FIELDS, "limits", "updated_at", "version"]
-        read_only_fields = ["version"]
-        # The service checks uniqueness (full_clean); the view answers 409.
-        validators = []
 
     parent_field = "rack_group"
 
@@ -134,8 +132,6 @@ class PowerFeedSerializer(InRackMixin, JsonTypesMixin, serializers.ModelSerializ
         "a feed's available power; a redundant feed adds nothing to its rack's usable power",
     )
 
-    class Meta:
+    class Meta(VersionedRowMeta):
         model = PowerFeed
         fields = ["id", "rack", *PowerFeed.STATED_FIELDS, "usable_kw", "version"]
-        read_only_fields = ["version"]
-        validators = []

@@ -70,14 +70,20 @@ class EquipmentEditable(BasePermission):
         return request.method in SAFE_METHODS or rack_editable(request.user, obj.rack.rack_group)
 
 
+# Equipment and feeds live in a rack (as their serializers' InRackMixin says): writes need the
+# facility role and a rack of the user's own team. (No docstring: the OpenAPI document would
+# show it for a subclass without its own.)
+class InRackViewSet(ServiceRecordViewSet):
+    permission_classes = [FacilityWrites, EquipmentEditable]
+
+
 @record_docs("equipment", forbidden=FORBIDDEN, not_found=NOT_FOUND)
-class EquipmentViewSet(ServiceRecordViewSet):
+class EquipmentViewSet(InRackViewSet):
     """What is installed in racks: catalog servers or free-form devices with their U, power and
     weight. DELETE removes equipment from its rack; the row stays with `removed_at` set, and its
     history with it. Filter with `?rack=`, `?site=` and `?installed=true`."""
 
     serializer_class = EquipmentSerializer
-    permission_classes = [FacilityWrites, EquipmentEditable]
     filterset_class = EquipmentFilterSet
     noun = "equipment"
     # Saved by equipment_update once installed (save_row).
@@ -96,12 +102,11 @@ class EquipmentViewSet(ServiceRecordViewSet):
 
 
 @record_docs("power-feeds", forbidden=FORBIDDEN, not_found=NOT_FOUND)
-class PowerFeedViewSet(ServiceRecordViewSet):
+class PowerFeedViewSet(InRackViewSet):
     """Power feeds per rack: voltage, amperage, phases, AC/DC, primary or redundant, maximum
     utilisation. A rack with primary feeds takes its usable power from them."""
 
     serializer_class = PowerFeedSerializer
-    permission_classes = [FacilityWrites, EquipmentEditable]
     filterset_class = PowerFeedFilterSet
     noun = "power feed"
     rows = SavedRows(

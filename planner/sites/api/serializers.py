@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from catalog.models import Fabric
 from planner.api.serializers import JsonTypesMixin, ParentRowMixin, catalog_slug_field
+from planner.api.versioned import VersionedRowMeta
 from planner.models import RackGroup, Site
 from planner.sites.selectors import site_capacity, site_editable_by, site_visible_to
 
@@ -28,7 +29,7 @@ class SiteSerializer(JsonTypesMixin, serializers.ModelSerializer):
     )
     capacity = serializers.SerializerMethodField()
 
-    class Meta:
+    class Meta(VersionedRowMeta):
         model = Site
         fields = [
             "id",
@@ -45,9 +46,6 @@ class SiteSerializer(JsonTypesMixin, serializers.ModelSerializer):
             "updated_at",
             "version",
         ]
-        read_only_fields = ["version"]
-        # Uniqueness is checked by the service (full_clean), which the view maps to 409.
-        validators = []
 
     @extend_schema_field(SiteCapacitySerializer)
     def get_capacity(self, site: Site) -> dict:
@@ -63,12 +61,9 @@ class RackGroupSerializer(ParentRowMixin, JsonTypesMixin, serializers.ModelSeria
         Fabric.objects.all(), "Slugs of the catalog fabrics the racks are cabled for", many=True
     )
 
-    class Meta:
+    class Meta(VersionedRowMeta):
         model = RackGroup
         fields = ["id", "site", *RackGroup.STATED_FIELDS, "updated_at", "version"]
-        read_only_fields = ["version"]
-        # Without this DRF answers a duplicate name with its own 400; the view answers 409.
-        validators = []
 
     parent_field = "site"
 
