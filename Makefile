@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .PHONY: install lock run migrate loadcatalog loadprices loadfaults demousers worker beat test test-slow fuzz lint format \
-	messages validate bands bench clean
+	messages validate bands bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -102,7 +102,16 @@ validate: install
 bands: install
 	$(MANAGE) bands
 
-bench: install
+# llm-analysis, the peer the fixed-layout estimate is timed against, in an environment of its
+# own (it is not a flopfit dependency); a machine without PyPI leaves that line skipped.
+PEER_VENV := .venv-peers
+bench-peers:
+	@test -x $(PEER_VENV)/bin/python || $(PYTHON) -m venv $(PEER_VENV)
+	@$(PEER_VENV)/bin/python -c "import llm_analysis" 2>/dev/null || \
+		$(PEER_VENV)/bin/python -m pip install --quiet llm-analysis==0.2.2 || \
+		echo "llm-analysis could not be installed: its line in the report is skipped"
+
+bench: loadprices bench-peers
 	$(BIN)/python -m pytest bench --benchmark-only -p no:cacheprovider -q
 	$(BIN)/python bench/engine_search.py
 	$(BIN)/python bench/speed_report.py

@@ -12,15 +12,22 @@ slows the wall clock more than these figures; read the ratios, which both sides 
 - campaign: the training Monte Carlo from 1k to 131k GPUs; exponent of time against GPUs.
 - plan: a 70B training plan over synthetic catalogs of 2 to 16 cards (each in an 8-way server);
   exponent of time against catalog size.
+- the curated catalog's 70B training plan: its builds' estimates made in one pass
+  (planner.engine.many) against the same builds estimated one by one (needs the catalog in the
+  database: `make bench` loads it);
 - one fixed-layout estimate against llm-analysis's analysis of the same question, where
-  llm-analysis is installed (it is not a dependency; the line says so when it is missing).
+  llm-analysis is installed (not a flopfit dependency: `make bench-peers` puts it in .venv-peers;
+  the line says so when it is missing).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import heapq
+import json
 import math
+import os
+import subprocess
 import sys
 import time
 from collections import deque
@@ -39,7 +46,9 @@ from simulate_speed import CAMPAIGN, LLAMA3_8B
 
 from planner.engine.estimate import estimate
 from planner.engine.facility import ServerFacilitySpec
+from planner.engine.many import estimate_many
 from planner.engine.recommend import recommend
+from planner.engine.recommend.builds import build_plan, estimates_needed
 from planner.engine.recommend.plan import AcceleratorOption, PlanQuestion, ServerOption
 from planner.engine.replica import kv_budget_tokens_from_engine, step_model_from_engine
 from planner.engine.simulate.arrivals import draw_requests
@@ -267,26 +276,88 @@ def plan_exponent() -> float:
     return exponent(CATALOG_SIZES, times)
 
 
+PEER_PYTHON = Path(__file__).resolve().parents[1] / ".venv-peers" / "bin" / "python"
+
+
+def llm_analysis_seconds() -> tuple[float | None, str]:
+    """CPU seconds of one llm-analysis training analysis of the same question, from
+    bench/peers/llm_analysis_train.py run where llm-analysis is installed: this interpreter, or
+    the peers' environment `make bench-peers` makes (llm-analysis is not a flopfit dependency)."""
+    script = Path(__file__).resolve().parent / "peers" / "llm_analysis_train.py"
+    try:
+        import llm_analysis  # noqa: F401
+    except ImportError:
+        python = str(PEER_PYTHON) if PEER_PYTHON.exists() else None
+    else:
+        python = sys.executable
+    if python is None:
+        return None, "skipped: llm-analysis is not installed (make bench-peers installs it)"
+    done = subprocess.run([python, str(script)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return None, "skipped: llm-analysis failed: " + done.stderr.strip().splitlines()[-1]
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"]), ""
+
+
 def fixed_layout_row() -> tuple[str, float, str, float | None, str]:
     req = dataclasses.replace(request(64, 512), parallelism=ParallelSpec(tp=8, pp=4, dp=2))
+    estimate(req, advise=False)
     _, ours = cpu(lambda: [estimate(req, advise=False) for _ in range(200)], repeat=3)
+    peer, note = llm_analysis_seconds()
+    return (
+        "one fixed-layout estimate (70B, 64 H100)",
+        ours / 200,
+        "llm-analysis, same question",
+        peer,
+        note,
+    )
+
+
+def catalog_plan_row() -> tuple[str, float, str, float | None, str]:
+    """The curated catalog's 70B training plan (the plans page's default question, every server
+    with every card it takes, in every count it is sold in): its estimates made in one pass
+    (planner.engine.many), against the same builds estimated one by one."""
+    name = "70B plan, whole catalog: estimates in one pass"
+    reference = "same builds, estimate() one by one"
     try:
-        import llm_analysis  # noqa: F401  (not a dependency; compared where installed)
-    except ImportError:
-        note = "skipped: llm-analysis is not installed (not a dependency of flopfit)"
-    else:
-        note = "skipped: no question of llm-analysis's API is wired to this line yet"
-    return "one fixed-layout estimate (70B, 64 H100)", ours / 200, "llm-analysis", None, note
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+        import django
+
+        django.setup()
+        from planner.plans.services import plan_question
+
+        question, _currency, _limit = plan_question(
+            data={"workload": {"task": "train", "model": "meta-llama-3-70b", "tokens": 2e12}}
+        )
+    except Exception as error:  # a benchmark line says why it could not run
+        return name, math.nan, reference, None, f"skipped: no catalog ({error}); make loadprices"
+    builds = list(estimates_needed(question, build_plan(question)).values())
+
+    def one_by_one() -> list[Any]:
+        out = []
+        for build in builds:
+            try:
+                out.append(estimate(build.request(question.workload), advise=False))
+            except ValueError:
+                out.append(None)
+        return out
+
+    one_by_one()
+    _, ours = cpu(lambda: estimate_many(question.workload, builds), repeat=5)
+    _, theirs = cpu(one_by_one, repeat=5)
+    return f"{name} ({len(builds)} builds)", ours, reference, theirs, ""
 
 
 def main() -> None:
-    print(f"{'figure':<46} {'cpu s':>9}   {'reference':<34} {'cpu s':>9} {'ratio':>8}")
+    print(f"{'figure':<52} {'cpu s':>9}   {'reference':<36} {'cpu s':>9} {'ratio':>8}")
     serving, serving_exp = serving_rows()
     campaign, campaign_exp = campaign_rows()
     for name, ours, ref_name, ref in [*serving, *campaign]:
-        print(f"{name:<46} {ours:>9.3f}   {ref_name:<34} {ref:>9.3f} {ref / ours:>7.1f}x")
-    name, ours, ref_name, _ref, note = fixed_layout_row()
-    print(f"{name:<46} {ours:>9.5f}   {ref_name:<34} {'-':>9} {'-':>8}  {note}")
+        print(f"{name:<52} {ours:>9.3f}   {ref_name:<36} {ref:>9.3f} {ref / ours:>7.1f}x")
+    for name, ours, ref_name, ref, note in (catalog_plan_row(), fixed_layout_row()):
+        if ref is None:
+            print(f"{name:<52} {ours:>9.5f}   {ref_name:<36} {'-':>9} {'-':>8}  {note}")
+        else:
+            print(f"{name:<52} {ours:>9.5f}   {ref_name:<36} {ref:>9.5f} {ref / ours:>7.1f}x")
     print()
     print("scaling exponents (log time against log size, least squares):")
     print(f"  plan time against catalog size {CATALOG_SIZES}: {plan_exponent():.2f}")

@@ -16,6 +16,7 @@ spending tokens past the critical batch.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -134,6 +135,7 @@ def _odd_part(n: int) -> int:
     return n
 
 
+@functools.lru_cache(maxsize=4096)
 def candidate_batches(rule: BatchRange, *, seq_len: int, count: int) -> tuple[int, ...]:
     """The batches (sequences per step) the layout search tries: powers of two, three times
     them, and the cluster's odd factor times them (so a cluster of 24 or 40 devices divides

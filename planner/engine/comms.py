@@ -3,6 +3,8 @@ bandwidth + latency per step. Vectorised: arguments may be numpy arrays."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -24,6 +26,57 @@ def scale_up_bw(acc: AcceleratorSpec, *, efficiency: float | None = None) -> tup
     return acc.pcie_gb_s * GB * eff.PCIE_EFFICIENCY, PCIE_LATENCY_S
 
 
+@dataclass(frozen=True)
+class Links:
+    """A device's links as its collectives see them: the scale-up link inside a node and the
+    fabric beyond, in achievable bytes/s and seconds per step (floats for one build, or arrays
+    of one value per layout when many builds are timed in one pass)."""
+
+    up_bw: Floats | float
+    up_lat: Floats | float
+    fabric_bw: Floats | float
+    fabric_lat: Floats | float
+    per_node: Floats | float
+
+    def over(self, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1) -> tuple[Floats, Floats]:
+        """Achievable bus bandwidth and latency of a collective over a group whose members sit
+        `stride` ranks apart and whose outermost member is `span` ranks from the first.
+
+        Inside one node the group uses the scale-up link. Across nodes NCCL builds one ring per
+        member on each node, each through that member's own NIC, so the ring's node-to-node hop
+        carries 1/k of the data with k members per node: the bus bandwidth is k NICs' worth,
+        capped by the scale-up link (nccl-tests on DGX A100 reach ~190 GB/s with 8 x 200
+        Gbit/s)."""
+        node = np.maximum(self.per_node, 1)
+        spans = np.asarray(span, dtype=float)
+        strides = np.maximum(np.asarray(stride, dtype=float), 1)
+        members_per_node = np.maximum(np.floor(node / strides), 1)
+        inside = spans <= node
+        bw: Floats = np.where(
+            inside, self.up_bw, np.minimum(members_per_node * self.fabric_bw, self.up_bw)
+        )
+        lat: Floats = np.where(inside, self.up_lat, self.fabric_lat)
+        return bw, lat
+
+
+def links(
+    acc: AcceleratorSpec,
+    fabric: FabricSpec,
+    *,
+    per_node: int,
+    scale_up_efficiency: float | None = None,
+) -> Links:
+    """The links of a device of `acc` in servers of `per_node`, on `fabric`."""
+    up_bw, up_lat = scale_up_bw(acc, efficiency=scale_up_efficiency)
+    return Links(
+        up_bw=up_bw,
+        up_lat=up_lat,
+        fabric_bw=fabric.per_gpu_gb_s * GB * eff.FABRIC_EFFICIENCY,
+        fabric_lat=fabric.latency_us * 1e-6,
+        per_node=max(per_node, 1),
+    )
+
+
 def group_link(
     acc: AcceleratorSpec,
     fabric: FabricSpec,
@@ -33,24 +86,10 @@ def group_link(
     per_node: int,
     scale_up_efficiency: float | None = None,
 ) -> tuple[Floats, Floats]:
-    """Achievable bus bandwidth and latency of a collective over a group whose members sit
-    `stride` ranks apart and whose outermost member is `span` ranks from the first.
-
-    Inside one node the group uses the scale-up link. Across nodes NCCL builds one ring per
-    member on each node, each through that member's own NIC, so the ring's node-to-node hop
-    carries 1/k of the data with k members per node: the bus bandwidth is k NICs' worth,
-    capped by the scale-up link (nccl-tests on DGX A100 reach ~190 GB/s with 8 x 200 Gbit/s).
-    """
-    node = max(per_node, 1)
-    up_bw, up_lat = scale_up_bw(acc, efficiency=scale_up_efficiency)
-    fabric_bw = fabric.per_gpu_gb_s * GB * eff.FABRIC_EFFICIENCY
-    spans = np.asarray(span, dtype=float)
-    strides = np.maximum(np.asarray(stride, dtype=float), 1)
-    members_per_node = np.maximum(np.floor(node / strides), 1)
-    inside = spans <= node
-    bw: Floats = np.where(inside, up_bw, np.minimum(members_per_node * fabric_bw, up_bw))
-    lat: Floats = np.where(inside, up_lat, fabric.latency_us * 1e-6)
-    return bw, lat
+    """Bus bandwidth and latency of a group of ranks of one build (see Links.over)."""
+    return links(acc, fabric, per_node=per_node, scale_up_efficiency=scale_up_efficiency).over(
+        span=span, stride=stride
+    )
 
 
 def all_reduce_s(

@@ -61,18 +61,29 @@ def fp8_recipe(req: EstimateRequest) -> str | None:
     return "mxfp8" if req.accelerator.block_scaled_fp8 else "delayed"
 
 
-def attention_efficiency(architecture: str, block_tokens: npt.ArrayLike) -> Floats:
-    """Causal flash attention's share of the 16-bit peak on a card of `architecture` for
-    blocks of `block_tokens` queries and keys (the sequence, or its context-parallel chunk)."""
-    reference = eff.FLASH_ATTENTION_EFFICIENCY_BY_ARCHITECTURE.get(
+def attention_reference(architecture: str) -> float:
+    """Causal flash attention's share of the 16-bit peak on a card of `architecture` at the
+    reference block length."""
+    return eff.FLASH_ATTENTION_EFFICIENCY_BY_ARCHITECTURE.get(
         architecture, eff.FLASH_ATTENTION_EFFICIENCY
     )
+
+
+def attention_share(reference: Floats | float, block_tokens: npt.ArrayLike) -> Floats:
+    """The share at blocks of `block_tokens` queries and keys (the sequence, or its context-
+    parallel chunk) of a card whose share at the reference length is `reference`."""
     length = np.maximum(np.asarray(block_tokens, dtype=float), 1.0)
     at_reference = eff.ATTENTION_REFERENCE_TOKENS / (
         eff.ATTENTION_REFERENCE_TOKENS + eff.ATTENTION_HALF_TOKENS
     )
     share: Floats = reference * (length / (length + eff.ATTENTION_HALF_TOKENS)) / at_reference
     return share
+
+
+def attention_efficiency(architecture: str, block_tokens: npt.ArrayLike) -> Floats:
+    """Causal flash attention's share of the 16-bit peak on a card of `architecture` for
+    blocks of `block_tokens` queries and keys (the sequence, or its context-parallel chunk)."""
+    return attention_share(attention_reference(architecture), block_tokens)
 
 
 def attention_kernels(req: EstimateRequest) -> str:
@@ -110,9 +121,9 @@ def gemm(
     K: npt.ArrayLike,
     N: npt.ArrayLike,
     *,
-    peak_flops: float,
-    efficiency: float,
-    bw: float,
+    peak_flops: Floats | float,
+    efficiency: Floats | float,
+    bw: Floats | float,
     operand_bytes: float,
     count: Floats | float = 1.0,
 ) -> Roofline:
@@ -128,7 +139,7 @@ def gemm(
     return Roofline(total, np.where(memory > compute, total, 0.0))
 
 
-def streaming(bytes_moved: npt.ArrayLike, *, bw: float) -> Roofline:
+def streaming(bytes_moved: npt.ArrayLike, *, bw: Floats | float) -> Roofline:
     """Bytes read or written by a bandwidth-bound kernel."""
     t = np.asarray(bytes_moved, dtype=float) / bw
     return Roofline(t, t)
@@ -136,12 +147,16 @@ def streaming(bytes_moved: npt.ArrayLike, *, bw: float) -> Roofline:
 
 @dataclass(frozen=True)
 class Hardware:
-    gemm_peak: float  # FLOP/s
-    gemm_eff: float
-    other_peak: float
-    other_eff: float  # the 16-bit GEMMs' share of other_peak
-    bw: float  # achievable bytes/s
+    """A card's roofline for one precision: floats for one build, or arrays of one value per
+    layout when many builds are timed at once (planner.engine.many)."""
+
+    gemm_peak: Floats | float  # FLOP/s
+    gemm_eff: Floats | float
+    other_peak: Floats | float
+    other_eff: Floats | float  # the 16-bit GEMMs' share of other_peak
+    bw: Floats | float  # achievable bytes/s
     operand_bytes: float
+    attention_reference: Floats | float  # flash attention's share of other_peak
 
     def gemm(self, M: npt.ArrayLike, K: npt.ArrayLike, N: npt.ArrayLike) -> Roofline:
         """A GEMM at the precision the model's weights run in."""
@@ -155,7 +170,9 @@ class Hardware:
             operand_bytes=self.operand_bytes,
         )
 
-    def gemm_16bit(self, M: npt.ArrayLike, K: npt.ArrayLike, N: npt.ArrayLike) -> Roofline:
+    def gemm_16bit(
+        self, M: npt.ArrayLike, K: npt.ArrayLike, N: npt.ArrayLike, count: Floats | float = 1.0
+    ) -> Roofline:
         """A GEMM kept in 16 bits whatever the layers run in: Transformer Engine leaves the
         output head outside its FP8 region (Megatron-Core builds it as a plain column-parallel
         linear), so it runs at the 16-bit peak."""
@@ -167,6 +184,7 @@ class Hardware:
             efficiency=self.other_eff,
             bw=self.bw,
             operand_bytes=BYTES["bf16"],
+            count=count,
         )
 
 
@@ -195,6 +213,7 @@ def hardware(req: EstimateRequest) -> Hardware:
         other_eff=other_eff * gemm_share,
         bw=acc.memory_bw_gb_s * GB * bw_eff,
         operand_bytes=BYTES.get(gemm_p, 2.0),
+        attention_reference=attention_reference(attention_kernels(req)),
     )
 
 
@@ -217,20 +236,14 @@ def attention_forward(
         # Causal FlashAttention computes half of the s x s scores.
         flops = 4 * batch * local_seq * seq * m.hidden / t * 0.5
         # Context parallelism runs the attention as blocks of the local chunk's length.
-        share = attention_efficiency(attention_kernels(req), local_seq)
+        share = attention_share(hw.attention_reference, local_seq)
         attn_t = flops / (hw.other_peak * share)
         return Roofline(attn_t, np.zeros_like(attn_t))
     # Batched QK^T and AV per head (K or N is the head dimension), then mask, softmax and
     # dropout over the materialised scores: about four passes of 2-byte scores.
     heads = m.heads / t
-    gb = {
-        "peak_flops": hw.other_peak,
-        "efficiency": hw.other_eff,
-        "bw": hw.bw,
-        "operand_bytes": BYTES["bf16"],
-    }
-    qk = gemm(local_seq, m.head_dim, seq, count=batch * heads, **gb)
-    av = gemm(local_seq, seq, m.head_dim, count=batch * heads, **gb)
+    qk = hw.gemm_16bit(local_seq, m.head_dim, seq, count=batch * heads)
+    av = hw.gemm_16bit(local_seq, seq, m.head_dim, count=batch * heads)
     scores = streaming(4 * batch * heads * local_seq * seq * BYTES["bf16"], bw=hw.bw)
     return qk + av + scores
 

@@ -249,8 +249,10 @@ def _training_warnings(
     return warnings
 
 
-def _training(req: EstimateRequest, *, suggest: bool = True) -> Estimate:
-    result, spec = _training_search(req)
+def training_answer(
+    req: EstimateRequest, result: SearchResult, spec: ParallelSpec, *, suggest: bool = True
+) -> Estimate:
+    """The answer for the layout a search chose (`result.best`, whose spec is `spec`)."""
     chosen = int(result.layouts.global_batch[result.best])
     batch, batch_note = batch_answer(req, chosen)
     step_s = result.pick(result.step.step_s)
@@ -439,5 +441,5 @@ def estimate(req: EstimateRequest, *, advise: bool = True) -> Estimate:
     return (
         _inference(req, suggest=advise)
         if req.task == "inference"
-        else _training(req, suggest=advise)
+        else training_answer(req, *_training_search(req), suggest=advise)
     )

@@ -101,7 +101,7 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     # 4-bit weights are dequantised at every use (compute.weight_only_dequant_s).
     fused = stack.framework in SERVING_ENGINES
     prefill_alu, prefill_copy = weight_only_dequant_s(
-        req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=hw.bw
+        req, weight_bytes=weights_local, tokens=prefill_tokens, fused=fused, bw=float(hw.bw)
     )
     prefill = max(prefill_compute, weights_local / hw.bw, prefill_alu) + prefill_copy
 
@@ -118,7 +118,11 @@ def inference_time(req: EstimateRequest, *, tp: int) -> InferenceTime:
     comm_decode = _tp_all_reduces_s(req, tokens=batch, tp=tp)
     comm_prefill = _tp_all_reduces_s(req, tokens=batch * prompt, tp=tp)
     decode_alu, decode_copy = weight_only_dequant_s(
-        req, weight_bytes=float(_decode_weight_bytes(req)) / tp, tokens=batch, fused=fused, bw=hw.bw
+        req,
+        weight_bytes=float(_decode_weight_bytes(req)) / tp,
+        tokens=batch,
+        fused=fused,
+        bw=float(hw.bw),
     )
     # Re-concatenating a dynamic cache reads the old copy and writes the new one.
     cache_copy = float(2 * kv_read / hw.bw) if stack.decode_cache_copy else 0.0

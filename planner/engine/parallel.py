@@ -25,6 +25,7 @@ from planner.engine.specs import EstimateRequest, ModelSpec, ParallelSpec, Recom
 from planner.engine.step import StepTime, training_step
 
 Ints: TypeAlias = npt.NDArray[np.int64]
+Bools: TypeAlias = npt.NDArray[np.bool_]
 
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)
 # Virtual pipeline stages per device tried by the search: powers of two that divide the
@@ -250,6 +251,19 @@ class SearchResult:
         return float(np.asarray(values)[self.best]) if np.ndim(values) else float(values)
 
 
+def worth_timing(fits: Bools, largest: Ints, total: Floats) -> Bools:
+    """The layouts to time: those that fit and could win, or where none could, the one that
+    needs the least memory. `fits` is one card's verdict per layout, or a row per card over the
+    same layouts (`largest` and `total`, each layout's largest-batch twin and its bytes, are the
+    cards' shared ones)."""
+    own = largest == np.arange(len(largest))
+    could_win = fits & (own | ~fits[..., largest])
+    none_could = ~could_win.any(axis=-1, keepdims=True)
+    least = np.arange(len(largest)) == np.argmin(total)
+    timed: Bools = could_win | (none_could & least)
+    return timed
+
+
 def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     """Size every layout at once, time those that fit and could win, and pick the fastest
     (when none fits, the one that needs the least memory). A layout with a smaller global
@@ -257,9 +271,7 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     sequence, so it could win only where that one does not fit."""
     memory = training_memory(req, **layouts.kwargs())
     fits = memory["total"] <= usable_memory_bytes(req.accelerator)
-    largest = layouts.largest == np.arange(len(layouts))
-    could_win = fits & (largest | ~fits[layouts.largest])
-    timed = could_win if could_win.any() else np.arange(len(layouts)) == np.argmin(memory["total"])
+    timed = worth_timing(fits, layouts.largest, memory["total"])
     evaluated, feasible = len(layouts), int(fits.sum())
     if not timed.all():
         layouts = layouts.subset(timed)

@@ -89,18 +89,34 @@ def scale_up_share(req: EstimateRequest) -> float | None:
     return req.calibration.scale_up_efficiency if req.calibration is not None else None
 
 
-def link(
-    req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
-) -> tuple[Floats, Floats]:
-    """Bus bandwidth and latency of a group of ranks (see comms.group_link)."""
-    return comms.group_link(
+def links_of(req: EstimateRequest) -> comms.Links:
+    """The links of the request's devices (see comms.Links)."""
+    return comms.links(
         req.accelerator,
         req.fabric,
-        span=span,
-        stride=stride,
         per_node=req.per_node,
         scale_up_efficiency=scale_up_share(req),
     )
+
+
+def link(
+    req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
+) -> tuple[Floats, Floats]:
+    """Bus bandwidth and latency of a group of ranks (see comms.Links.over)."""
+    return links_of(req).over(span=span, stride=stride)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What a step's time depends on beyond the question: the roofline of the card and its
+    links. One build's are floats; a pass over many builds holds one value per layout."""
+
+    hw: Hardware
+    net: comms.Links
+
+
+def machine_of(req: EstimateRequest) -> Machine:
+    return Machine(hardware(req), links_of(req))
 
 
 def _recompute_fraction(req: EstimateRequest) -> float:
@@ -172,7 +188,14 @@ def layer_time(
 
 
 def tensor_and_context_comm_s(
-    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, rc: Floats, attention: Roofline
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    rc: Floats,
+    attention: Roofline,
+    net: comms.Links | None = None,
 ) -> Floats:
     """Per layer and micro-batch, the scale-up traffic nothing hides.
 
@@ -181,15 +204,24 @@ def tensor_and_context_comm_s(
     the forward ones. Nothing of it overlaps in the default Megatron schedule. Context
     parallelism passes K and V around a ring (context_exchange_s)."""
     m = req.model
-    tp_bw, tp_lat = link(req, span=tp)
+    net = net or links_of(req)
+    tp_bw, tp_lat = net.over(span=tp)
     act_bytes = tokens * m.hidden * BYTES["bf16"]
     rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
     tp_layer = 8 * rs + np.where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
-    return tp_layer + context_exchange_s(req, tokens=tokens, tp=tp, cp=cp, attention=attention)
+    return tp_layer + context_exchange_s(
+        req, tokens=tokens, tp=tp, cp=cp, attention=attention, net=net
+    )
 
 
 def context_exchange_s(
-    req: EstimateRequest, *, tokens: Floats, tp: Floats, cp: Floats, attention: Roofline
+    req: EstimateRequest,
+    *,
+    tokens: Floats,
+    tp: Floats,
+    cp: Floats,
+    attention: Roofline,
+    net: comms.Links | None = None,
 ) -> Floats:
     """Ring attention's K/V traffic that attention compute does not hide, per layer and
     micro-batch. Forward passes each rank's K and V chunk around the ring in cp - 1 steps;
@@ -199,7 +231,7 @@ def context_exchange_s(
     attention time. The ranks sit tp apart, so the ring runs over NVLink while tp x cp fits a
     node and over each rank's NIC beyond."""
     m = req.model
-    cp_bw, cp_lat = link(req, span=tp * cp, stride=tp)
+    cp_bw, cp_lat = (net or links_of(req)).over(span=tp * cp, stride=tp)
     kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
     one_pass = comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)  # (cp - 1) chunk sends
     forward = np.maximum(one_pass - attention.total, 0.0)
@@ -216,12 +248,13 @@ def expert_comm_s(
     cp: Floats,
     dp: Floats,
     ep: npt.ArrayLike | None = None,
+    net: comms.Links | None = None,
 ) -> Floats:
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
     ep = expert_ranks(m, dp, req.fixed_ep if ep is None else ep)
-    ep_bw, ep_lat = link(req, span=tp * cp * ep, stride=tp * cp)
+    ep_bw, ep_lat = (net or links_of(req)).over(span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
     return 4 * comms.all_to_all_s(tokens * k * m.hidden * BYTES["bf16"] / tp, ep, ep_bw, ep_lat)
 
@@ -245,10 +278,12 @@ def pipeline_p2p_s(
     dp: Floats,
     pp: Floats,
     vp: Floats,
+    net: comms.Links | None = None,
 ) -> Floats:
     """Activations cross each stage boundary forward and backward, vp times per micro-batch
     when interleaved; a boundary is one hop through one device's NIC (or its scale-up link)."""
-    pp_bw, pp_lat = link(req, span=tp * cp * dp * pp, stride=req.per_node)
+    net = net or links_of(req)
+    pp_bw, pp_lat = net.over(span=tp * cp * dp * pp, stride=net.per_node)
     act_bytes = tokens * req.model.hidden * BYTES["bf16"]
     return np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
 
@@ -271,7 +306,7 @@ class StageTime:
 
 def stage_time(
     req: EstimateRequest,
-    hw: Hardware,
+    machine: Machine,
     layer: LayerTime,
     *,
     tokens: Floats,
@@ -284,11 +319,12 @@ def stage_time(
     ep: npt.ArrayLike | None = None,
 ) -> StageTime:
     stages = stage_layers(req.model.layers, pp)
+    net = machine.net
     scale_up = tensor_and_context_comm_s(
-        req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention
+        req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention, net=net
     )
-    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, ep=ep)
-    head = output_head(req, hw, tokens=tokens, tp=tp)
+    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, ep=ep, net=net)
+    head = output_head(req, machine.hw, tokens=tokens, tp=tp)
     per_layer_s = layer.total.total + scale_up + expert
     # The slowest stage sets the pace: the last, which also runs the head, unless it gave up a
     # layer for it and a full stage takes longer.
@@ -298,7 +334,7 @@ def stage_time(
         compute=layer.total.scale(layers) + head.scale(np.where(last_paces, 1.0, 0.0)),
         scale_up_s=scale_up * layers,
         fabric_s=expert * layers,
-        p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp),
+        p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, net=net),
         layers=layers,
     )
 
@@ -315,6 +351,7 @@ def exposed_data_parallel_s(
     window: Floats,
     micro_batches: Floats,
     per_mb_s: Floats,
+    net: comms.Links | None = None,
 ) -> Floats:
     """Data-parallel traffic (with context-parallel ranks, which hold the same weights) that
     the backward pass does not hide. `window` is the backward time that can hide a once-per-
@@ -322,7 +359,7 @@ def exposed_data_parallel_s(
     group = dp * cp
     grad_bytes = trainable * BYTES["fp32"]
     param_bytes = trainable * BYTES["bf16"]
-    bw, lat = link(req, span=tp * cp * dp, stride=tp)
+    bw, lat = (net or links_of(req)).over(span=tp * cp * dp, stride=tp)
     once = np.where(
         zero == 0,
         comms.all_reduce_s(grad_bytes, group, bw, lat),
@@ -344,6 +381,8 @@ def exposed_data_parallel_s(
 
 def training_step(
     req: EstimateRequest,
+    machine: Machine | None = None,
+    /,
     *,
     tp: npt.ArrayLike,
     pp: npt.ArrayLike,
@@ -357,12 +396,14 @@ def training_step(
     ep: npt.ArrayLike | None = None,
 ) -> StepTime:
     """Seconds per training step of every layout, and where they go (`global_batch`,
-    sequences per step, per layout when the search chooses it)."""
+    sequences per step, per layout when the search chooses it; `machine`, the card and links
+    per layout when they differ, else the question's)."""
     tp, pp, dp, cp, vp, mb, zero, rc = (
         np.asarray(x, dtype=float)
         for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
-    hw = hardware(req)
+    machine = machine or machine_of(req)
+    hw = machine.hw
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
     micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
@@ -371,7 +412,7 @@ def training_step(
     layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc, ep=ranks)
 
     stage = stage_time(
-        req, hw, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc, ep=ranks
+        req, machine, layer, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, rc=rc, ep=ranks
     )
     per_micro_batch = stage.total_s
     # 1F1B: (m + (p-1)/v) stage-times per step (Narayanan et al. 2021, equation 1).
@@ -390,6 +431,7 @@ def training_step(
         window=eff.DP_OVERLAP * layer.backward.total * stage.layers,
         micro_batches=micro_batches,
         per_mb_s=per_micro_batch,
+        net=machine.net,
     )
     # The optimizer streams its shard of the states once per step.
     optimizer = trainable / np.where(zero >= 1, dp * cp, 1) * OPTIMIZER_STEP_BYTES / hw.bw

@@ -19,6 +19,7 @@ from planner.engine.facility import (
     idle_power_kw,
     populated,
 )
+from planner.engine.many import Build, estimate_many
 from planner.engine.memory import (
     OPTIMIZER_STATE_BYTES,
     master_weight_bytes,
@@ -344,27 +345,64 @@ def _one_build(
     return candidate, BuildContext(option, facility, native)
 
 
+def build_plan(question: PlanQuestion) -> list[tuple[ServerOption, AcceleratorOption, int, int]]:
+    """Every build the question asks about: (server, accelerator, servers, accelerators per
+    server), each server with each accelerator it takes, in the counts it is sold in."""
+    accelerators = {a.slug: a for a in question.accelerators}
+    return [
+        (server, accelerators[slug], nodes, per_node)
+        for server in question.servers
+        for slug in sorted(server.fits & accelerators.keys())
+        for nodes, per_node in server_counts(question, server)
+    ]
+
+
+def estimates_needed(
+    question: PlanQuestion, plan: list[tuple[ServerOption, AcceleratorOption, int, int]]
+) -> dict[tuple[str, int, int, str, float], Build]:
+    """The estimates the builds need, each once (builds that differ only in their server share
+    one), by _build_answer's key; none for builds refused before an estimate."""
+    needed: dict[tuple[str, int, int, str, float], Build] = {}
+    for server, option, nodes, per_node in plan:
+        if nodes > 1 and server.nic_ports <= 0:
+            continue
+        count = nodes * per_node
+        precision, _native = precision_for(question.workload, option.spec)
+        fabric, _note = build_fabric(
+            question.workload.fabric,
+            server,
+            nodes=nodes,
+            per_node=per_node,
+            given=question.fabric_given,
+        )
+        key = (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
+        if key in needed or sharded_state_gib(question.workload, count) > usable_memory_gib(
+            option.spec
+        ):
+            continue
+        needed[key] = Build(option.spec, count, per_node, precision, fabric, option.calibration)
+    return needed
+
+
 def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]], list[Candidate]]:
     """Every build of the question's servers and the accelerators they take, in the counts they
     are sold in: those with an estimate (and what scoring needs to know of them), and those
-    without one."""
-    accelerators = {a.slug: a for a in question.accelerators}
+    without one. A training plan's estimates are made in one pass (planner.engine.many)."""
+    plan = build_plan(question)
     answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message] = {}
+    if question.workload.task != "inference":
+        needed = estimates_needed(question, plan)
+        found = estimate_many(question.workload, list(needed.values()))
+        for key, answer in zip(needed, found, strict=True):
+            answers[key] = message("failure.no_layout") if answer is None else answer.as_dict()
     built: list[tuple[Candidate, BuildContext]] = []
     unusable: list[Candidate] = []
-    for server in question.servers:
-        for slug in sorted(server.fits & accelerators.keys()):
-            for nodes, per_node in server_counts(question, server):
-                candidate, context = _one_build(
-                    question,
-                    server,
-                    accelerators[slug],
-                    nodes=nodes,
-                    per_node=per_node,
-                    answers=answers,
-                )
-                if context is None:
-                    unusable.append(candidate)
-                else:
-                    built.append((candidate, context))
+    for server, option, nodes, per_node in plan:
+        candidate, context = _one_build(
+            question, server, option, nodes=nodes, per_node=per_node, answers=answers
+        )
+        if context is None:
+            unusable.append(candidate)
+        else:
+            built.append((candidate, context))
     return built, unusable

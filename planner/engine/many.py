@@ -1,0 +1,404 @@
+"""Many builds of one training question answered together, each as `estimate(req,
+advise=False)` answers it alone: a plan's builds differ only in card, count, server size,
+precision, fabric and calibration, and a plan of the whole catalog asks a few hundred of them.
+
+The pass shares what the builds share and times together what they do not:
+- layouts and their memory depend on the cluster's shape and the precision, not on the card:
+  they are sized once per (count, precision) and every card of that shape is judged against
+  them at once (parallel.worth_timing over a row per card);
+- a layout's step is never shorter than its pipeline's stages without their sends, run
+  micro-batches + bubble times (step.stage_time); a stage is layers x one layer's time with the
+  tensor, context and expert traffic nothing hides, plus the head, and those depend only on the
+  card and on (micro-batch, tensor, context and expert ranks, recompute), so they come from a
+  table of the few such kinds. The bound is within a few per cent of the step for most layouts;
+- each build's rows whose bound is near its least are timed in full, which says what the build
+  reaches; a row whose bound per sequence is above that cannot be chosen and is not timed. The
+  rest are timed in one call, each row with its own card and links (step.Machine holding one
+  value per row), and each build takes its fastest per sequence as parallel.evaluate does, so
+  the answers are the one-by-one answers (tests/engine/test_many.py holds them equal).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.engine import comms
+from planner.engine.arrays import Floats
+from planner.engine.compute import Hardware, fp8_recipe, hardware
+from planner.engine.estimate import Estimate, estimate, training_answer
+from planner.engine.memory import training_memory, usable_memory_bytes
+from planner.engine.parallel import (
+    LAYOUT_FIELDS,
+    Ints,
+    Layouts,
+    SearchResult,
+    candidate_layouts,
+    worth_timing,
+)
+from planner.engine.shapes import expert_ranks, stage_layers
+from planner.engine.specs import (
+    AcceleratorSpec,
+    CalibrationSpec,
+    EstimateRequest,
+    FabricSpec,
+)
+from planner.engine.step import (
+    Machine,
+    StepTime,
+    expert_comm_s,
+    layer_time,
+    links_of,
+    output_head,
+    tensor_and_context_comm_s,
+    training_step,
+)
+
+# A row whose bound is within this share of the best time found is timed in full: the bound and
+# the step add the same terms in another order, and rounding must not drop a layout that ties.
+BOUND_SLACK = 1e-9
+# Rows timed first to learn what each build reaches: those whose bound is within this share of
+# the build's least (on the whole-catalog 70B plan, 0.1 times about 3 % of the rows first and
+# leaves about 10 % to time; 0.01 leaves 15 %).
+PROBE_SHARE = 0.1
+HARDWARE_FIELDS = ("gemm_peak", "gemm_eff", "other_peak", "other_eff", "bw", "attention_reference")
+LINK_FIELDS = ("up_bw", "up_lat", "fabric_bw", "fabric_lat", "per_node")
+
+
+@dataclass(frozen=True)
+class Build:
+    """What one build of a plan puts in place of the question's placeholders."""
+
+    accelerator: AcceleratorSpec
+    count: int
+    per_node: int
+    precision: str
+    fabric: FabricSpec
+    calibration: CalibrationSpec | None = None
+
+    def request(self, workload: EstimateRequest) -> EstimateRequest:
+        return dataclasses.replace(
+            workload,
+            accelerator=self.accelerator,
+            count=self.count,
+            per_node=self.per_node,
+            precision=self.precision,
+            fabric=self.fabric,
+            calibration=self.calibration,
+        )
+
+
+def estimate_many(workload: EstimateRequest, builds: Sequence[Build]) -> list[Estimate | None]:
+    """Each build's answer, as estimate(build.request(workload), advise=False) gives it; None
+    where that raises ValueError (no layout divides the batch, no usable peak rate)."""
+    reqs = [b.request(workload) for b in builds]
+    if workload.task == "inference" or workload.parallelism is not None:
+        return [_one(req) for req in reqs]
+    found = search_many(reqs)
+    return [
+        None if f is None else training_answer(req, f, f.layouts.spec(0), suggest=False)
+        for req, f in zip(reqs, found, strict=True)
+    ]
+
+
+def _one(req: EstimateRequest) -> Estimate | None:
+    try:
+        return estimate(req, advise=False)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Builds of one cluster shape and precision: their layouts, sized once, and the distinct
+    (tokens, tp, cp, recompute, expert ranks) among them (`kinds`, with each layout's kind)."""
+
+    members: Ints  # indices of the requests
+    layouts: Layouts
+    memory: dict[str, Floats]
+    kinds: Ints  # a layout of each kind
+    kind_of: Ints  # each layout's kind
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The layouts of all groups of one precision, end to end (`at`: where each group starts),
+    with what a step's bound reads of each (_step_bound)."""
+
+    fields: dict[str, Ints]
+    total: Floats  # bytes per device
+    rounds: Floats  # micro-batches plus the bubble's stage-times, per sequence of the batch
+    last: Floats  # layers on the last stage
+    most: Floats  # layers on the fullest stage
+    at: Ints
+
+    @staticmethod
+    def of(req: EstimateRequest, groups: Sequence[_Group]) -> _Table:
+        fields = {
+            name: np.concatenate([getattr(g.layouts, name) for g in groups])
+            for name in LAYOUT_FIELDS
+        }
+        pp, vp = fields["pp"].astype(float), fields["vp"].astype(float)
+        batch = fields["global_batch"].astype(float)
+        micro_batches = np.maximum(
+            np.floor(batch / np.maximum(fields["dp"] * fields["micro_batch"], 1)), 1
+        )
+        stages = stage_layers(req.model.layers, pp)
+        return _Table(
+            fields,
+            np.concatenate([g.memory["total"] for g in groups]),
+            (micro_batches + (pp - 1) / vp) / batch,
+            stages.last,
+            stages.most,
+            np.cumsum([0, *(len(g.layouts) for g in groups)])[:-1],
+        )
+
+
+def search_many(reqs: Sequence[EstimateRequest]) -> list[SearchResult | None]:
+    """Each request's search as parallel.evaluate makes it, cut to the chosen layout (`best`
+    0, with its memory and step): what the answer reads."""
+    machines: list[Machine | None] = []
+    cards: dict[tuple[int, str, int], Hardware | None] = {}
+    for req in reqs:
+        # The builds share the question: a card's roofline depends on it, its precision and
+        # its calibration alone.
+        card = (id(req.accelerator), req.precision, id(req.calibration))
+        if card not in cards:
+            try:
+                cards[card] = hardware(req)
+            except ValueError:  # the card has no usable peak rate
+                cards[card] = None
+        hw = cards[card]
+        machines.append(None if hw is None else Machine(hw, links_of(req)))
+    keyed: dict[tuple[int, int, str, str | None], list[int]] = {}
+    for i, req in enumerate(reqs):
+        if machines[i] is not None:
+            key = (req.count, req.per_node, req.precision, fp8_recipe(req))
+            keyed.setdefault(key, []).append(i)
+    by_timing: dict[tuple[str, str | None], list[list[int]]] = {}
+    for (_count, _per_node, precision, recipe), members in keyed.items():
+        by_timing.setdefault((precision, recipe), []).append(members)
+    found: list[SearchResult | None] = [None] * len(reqs)
+    for shapes in by_timing.values():
+        sized: dict[tuple[int, str], dict[int, _Group]] = {}
+        groups = []
+        # Largest servers first, so that smaller ones find their layouts sized.
+        for members in sorted(shapes, key=lambda m: -reqs[m[0]].per_node):
+            rep = reqs[members[0]]
+            group = _group(reqs, members, sized.setdefault((rep.count, rep.precision), {}))
+            if group is not None:
+                groups.append(group)
+        if groups:
+            found_part = _search(reqs, machines, groups)
+            for i, result in found_part.items():
+                found[i] = result
+    return found
+
+
+def _group(
+    reqs: Sequence[EstimateRequest], members: list[int], sized: dict[int, _Group]
+) -> _Group | None:
+    """The builds `members`, of one cluster shape and precision. `sized` holds the groups of
+    the same count and precision sized so far, by server size: a smaller server's layouts are
+    the first of a larger one's (the search tries tensor parallelism in rising powers of two
+    up to the server's size, the rest alike), and so is their memory."""
+    rep = reqs[members[0]]
+    layouts = candidate_layouts(rep)
+    if len(layouts) == 0:
+        return None
+    memory = next(
+        (
+            {name: v[: len(layouts)] for name, v in g.memory.items()}
+            for g in sized.values()
+            if _starts_with(g.layouts, layouts)
+        ),
+        None,
+    ) or training_memory(rep, **layouts.kwargs())
+    ranks = expert_ranks(rep.model, layouts.dp, layouts.ep).astype(np.int64)
+    parts = (layouts.micro_batch, layouts.tp, layouts.cp, layouts.recompute_code, ranks)
+    if all(int(p.max()) < 1 << 12 for p in parts):
+        # Small positive integers: one code per layout sorts faster than rows of five.
+        code = np.zeros(len(layouts), dtype=np.int64)
+        for value in parts:
+            code = (code << 12) | value
+        _codes, kinds, kind_of = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _rows, kinds, kind_of = np.unique(
+            np.stack(parts), axis=1, return_index=True, return_inverse=True
+        )
+    group = _Group(np.asarray(members, dtype=np.int64), layouts, memory, kinds, kind_of.ravel())
+    sized[rep.per_node] = group
+    return group
+
+
+def _starts_with(whole: Layouts, part: Layouts) -> bool:
+    n = len(part)
+    return n <= len(whole) and all(
+        np.array_equal(getattr(whole, name)[:n], getattr(part, name))
+        for name in (*LAYOUT_FIELDS, "largest")
+    )
+
+
+def _search(
+    reqs: Sequence[EstimateRequest], machines: Sequence[Machine | None], groups: list[_Group]
+) -> dict[int, SearchResult]:
+    """Size, bound, time and choose for the groups of one precision and FP8 recipe."""
+    req = reqs[int(groups[0].members[0])]
+    columns = _columns(reqs, machines)
+    operand_bytes = next(m for m in machines if m is not None).hw.operand_bytes
+    layouts = _Table.of(req, groups)
+    # The layouts worth timing of every build (parallel.worth_timing), as rows: the build, the
+    # layout in `layouts`, and the row of the layer table with its kind of layout.
+    builds, rows, kinds, table, offset = [], [], [], [], 0
+    feasible: dict[int, int] = {}
+    for g, group in enumerate(groups):
+        total = group.memory["total"]
+        fits = total[None, :] <= columns["capacity"][group.members][:, None]
+        feasible.update(zip(group.members.tolist(), fits.sum(axis=1).tolist(), strict=True))
+        local, layout = np.nonzero(worth_timing(fits, group.layouts.largest, total))
+        n_kinds = len(group.kinds)
+        builds.append(group.members[local])
+        rows.append(layouts.at[g] + layout)
+        kinds.append(offset + local * n_kinds + group.kind_of[layout])
+        table.append(
+            (np.repeat(group.members, n_kinds), np.tile(group.kinds, len(group.members)), g)
+        )
+        offset += len(group.members) * n_kinds
+    build, row, kind = (np.concatenate(x) for x in (builds, rows, kinds))
+    per_layer, head = _layer_table(req, columns, operand_bytes, groups, table)
+    bound = _step_bound(layouts, row, per_layer[kind], head[kind])
+    # What each build reaches for sure: the best of its rows whose bound is within
+    # PROBE_SHARE of its least bound, timed in full (the bound is within a few per cent of the
+    # step for most layouts, so the best is usually among them).
+    new_build = np.r_[True, build[1:] != build[:-1]]
+    least = np.minimum.reduceat(bound, np.flatnonzero(new_build))
+    probe = np.flatnonzero(bound <= least[np.cumsum(new_build) - 1] * (1 + PROBE_SHARE))
+    reach = np.full(len(reqs), np.inf)
+    np.minimum.at(
+        reach,
+        build[probe],
+        _per_sequence(req, columns, operand_bytes, layouts, build[probe], row[probe]),
+    )
+    keep = np.flatnonzero(bound <= reach[build] * (1 + BOUND_SLACK))
+    build, row = build[keep], row[keep]
+    step = _step(req, columns, operand_bytes, layouts, build, row)
+    # Fastest per sequence; among equals, the one that leaves the most memory free.
+    chosen = np.lexsort(
+        (layouts.total[row], step.step_s / layouts.fields["global_batch"][row], build)
+    )
+    firsts = chosen[np.r_[True, build[chosen][1:] != build[chosen][:-1]]]
+    steps = [getattr(step, f.name)[firsts] for f in dataclasses.fields(step)]
+    group_of = np.searchsorted(layouts.at, row[firsts], side="right") - 1
+    out: dict[int, SearchResult] = {}
+    for j, (i, r, g) in enumerate(
+        zip(build[firsts].tolist(), row[firsts].tolist(), group_of.tolist(), strict=True)
+    ):
+        group = groups[g]
+        at = slice(r - int(layouts.at[g]), r - int(layouts.at[g]) + 1)
+        out[i] = SearchResult(
+            layouts=Layouts(
+                **{name: getattr(group.layouts, name)[at] for name in LAYOUT_FIELDS},
+                largest=np.zeros(1, dtype=np.int64),
+            ),
+            memory={name: np.asarray(v)[at] for name, v in group.memory.items()},
+            step=StepTime(*(s[j : j + 1] for s in steps)),
+            fits=np.array([layouts.total[r] <= columns["capacity"][i]]),
+            best=0,
+            evaluated=len(group.layouts),
+            feasible=feasible[i],
+        )
+    return out
+
+
+def _columns(
+    reqs: Sequence[EstimateRequest], machines: Sequence[Machine | None]
+) -> dict[str, Floats]:
+    """Each build's card and link figures, one array per field (NaN where a build has none)."""
+    out = {}
+    for part, names in (("hw", HARDWARE_FIELDS), ("net", LINK_FIELDS)):
+        for name in names:
+            out[name] = np.array(
+                [np.nan if m is None else float(getattr(getattr(m, part), name)) for m in machines]
+            )
+    out["capacity"] = np.array([usable_memory_bytes(r.accelerator) for r in reqs])
+    return out
+
+
+def _machine_at(columns: dict[str, Floats], build: Ints, operand_bytes: float) -> Machine:
+    """The cards and links of the builds `build`, one value per row."""
+    hw = Hardware(
+        **{f: columns[f][build] for f in HARDWARE_FIELDS},
+        operand_bytes=operand_bytes,
+    )
+    return Machine(hw, comms.Links(**{f: columns[f][build] for f in LINK_FIELDS}))
+
+
+def _layer_table(
+    req: EstimateRequest,
+    columns: dict[str, Floats],
+    operand_bytes: float,
+    groups: Sequence[_Group],
+    table: list[tuple[Ints, Ints, int]],
+) -> tuple[Floats, Floats]:
+    """For each build of each group and each kind of layout among the group's (see _Group), in
+    that order: one layer's time with the scale-up and expert traffic nothing hides, and the
+    output head's (step.stage_time's parts)."""
+    build = np.concatenate([b for b, _k, _g in table])
+    f = {
+        name: np.concatenate([getattr(groups[g].layouts, name)[k] for _b, k, g in table]).astype(
+            float
+        )
+        for name in ("tp", "cp", "dp", "micro_batch", "recompute_code", "ep")
+    }
+    machine = _machine_at(columns, build, operand_bytes)
+    tp, cp, dp, rc = f["tp"], f["cp"], f["dp"], f["recompute_code"]
+    tokens = f["micro_batch"] * req.seq_len / cp
+    ranks = expert_ranks(req.model, dp, f["ep"])
+    layer = layer_time(req, machine.hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc, ep=ranks)
+    scale_up = tensor_and_context_comm_s(
+        req, tokens=tokens, tp=tp, cp=cp, rc=rc, attention=layer.attention, net=machine.net
+    )
+    expert = expert_comm_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, ep=ranks, net=machine.net)
+    head = output_head(req, machine.hw, tokens=tokens, tp=tp)
+    return layer.total.total + scale_up + expert, head.total
+
+
+def _step_bound(layouts: _Table, row: Ints, per_layer: Floats, head: Floats) -> Floats:
+    """A floor under each row's step time per sequence: the pipeline's stages without their
+    sends (step.stage_time: the slower of a full stage and the last one with the head), run
+    micro-batches + bubble times."""
+    stage = np.maximum(layouts.last[row] * per_layer + head, layouts.most[row] * per_layer)
+    bound: Floats = layouts.rounds[row] * stage
+    return bound
+
+
+def _step(
+    req: EstimateRequest,
+    columns: dict[str, Floats],
+    operand_bytes: float,
+    layouts: _Table,
+    build: Ints,
+    row: Ints,
+) -> StepTime:
+    """The full step of the layouts `row` of the builds `build`."""
+    return training_step(
+        req,
+        _machine_at(columns, build, operand_bytes),
+        **{name: v[row] for name, v in layouts.fields.items()},
+    )
+
+
+def _per_sequence(
+    req: EstimateRequest,
+    columns: dict[str, Floats],
+    operand_bytes: float,
+    layouts: _Table,
+    build: Ints,
+    row: Ints,
+) -> Floats:
+    step = _step(req, columns, operand_bytes, layouts, build, row)
+    per_sequence: Floats = step.step_s / layouts.fields["global_batch"][row]
+    return per_sequence
