@@ -334,15 +334,15 @@ def catalog_plan_row() -> tuple[str, float, str, float | None, str]:
 
     def one_by_one() -> list[Any]:
         out = []
-        for build in builds:
+        for req in builds:
             try:
-                out.append(estimate(build.request(question.workload), advise=False))
+                out.append(estimate(req, advise=False))
             except ValueError:
                 out.append(None)
         return out
 
     one_by_one()
-    _, ours = cpu(lambda: estimate_many(question.workload, builds), repeat=5)
+    _, ours = cpu(lambda: estimate_many(builds), repeat=5)
     _, theirs = cpu(one_by_one, repeat=5)
     return f"{name} ({len(builds)} builds)", ours, reference, theirs, ""
 

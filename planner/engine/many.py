@@ -41,10 +41,7 @@ from planner.engine.parallel import (
 )
 from planner.engine.shapes import expert_ranks, stage_layers
 from planner.engine.specs import (
-    AcceleratorSpec,
-    CalibrationSpec,
     EstimateRequest,
-    FabricSpec,
 )
 from planner.engine.step import (
     Machine,
@@ -68,34 +65,12 @@ HARDWARE_FIELDS = ("gemm_peak", "gemm_eff", "other_peak", "other_eff", "bw", "at
 LINK_FIELDS = ("up_bw", "up_lat", "fabric_bw", "fabric_lat", "per_node")
 
 
-@dataclass(frozen=True)
-class Build:
-    """What one build of a plan puts in place of the question's placeholders."""
-
-    accelerator: AcceleratorSpec
-    count: int
-    per_node: int
-    precision: str
-    fabric: FabricSpec
-    calibration: CalibrationSpec | None = None
-
-    def request(self, workload: EstimateRequest) -> EstimateRequest:
-        return dataclasses.replace(
-            workload,
-            accelerator=self.accelerator,
-            count=self.count,
-            per_node=self.per_node,
-            precision=self.precision,
-            fabric=self.fabric,
-            calibration=self.calibration,
-        )
-
-
-def estimate_many(workload: EstimateRequest, builds: Sequence[Build]) -> list[Estimate | None]:
-    """Each build's answer, as estimate(build.request(workload), advise=False) gives it; None
-    where that raises ValueError (no layout divides the batch, no usable peak rate)."""
-    reqs = [b.request(workload) for b in builds]
-    if workload.task == "inference" or workload.parallelism is not None:
+def estimate_many(reqs: Sequence[EstimateRequest]) -> list[Estimate | None]:
+    """Each request's answer, as estimate(req, advise=False) gives it; None where that raises
+    ValueError (no layout divides the batch, no usable peak rate). The requests are one
+    question on many builds: they differ only in card, count, server size, precision, fabric
+    and calibration (recommend.builds.build_request makes them so)."""
+    if not reqs or reqs[0].task == "inference" or reqs[0].parallelism is not None:
         return [_one(req) for req in reqs]
     found = search_many(reqs)
     return [
@@ -277,11 +252,8 @@ def _search(
     least = np.minimum.reduceat(bound, np.flatnonzero(new_build))
     probe = np.flatnonzero(bound <= least[np.cumsum(new_build) - 1] * (1 + PROBE_SHARE))
     reach = np.full(len(reqs), np.inf)
-    np.minimum.at(
-        reach,
-        build[probe],
-        _per_sequence(req, columns, operand_bytes, layouts, build[probe], row[probe]),
-    )
+    probed = _step(req, columns, operand_bytes, layouts, build[probe], row[probe])
+    np.minimum.at(reach, build[probe], probed.step_s / layouts.fields["global_batch"][row[probe]])
     keep = np.flatnonzero(bound <= reach[build] * (1 + BOUND_SLACK))
     build, row = build[keep], row[keep]
     step = _step(req, columns, operand_bytes, layouts, build, row)
@@ -389,16 +361,3 @@ def _step(
         _machine_at(columns, build, operand_bytes),
         **{name: v[row] for name, v in layouts.fields.items()},
     )
-
-
-def _per_sequence(
-    req: EstimateRequest,
-    columns: dict[str, Floats],
-    operand_bytes: float,
-    layouts: _Table,
-    build: Ints,
-    row: Ints,
-) -> Floats:
-    step = _step(req, columns, operand_bytes, layouts, build, row)
-    per_sequence: Floats = step.step_s / layouts.fields["global_batch"][row]
-    return per_sequence

@@ -9,7 +9,7 @@ import pytest
 from planner.engine import many
 from planner.engine.estimate import estimate
 from planner.engine.facility import ServerFacilitySpec
-from planner.engine.many import Build, estimate_many
+from planner.engine.many import estimate_many
 from planner.engine.recommend import AcceleratorOption, PlanQuestion, ServerOption, recommend
 from planner.engine.recommend import builds as plan_builds
 from planner.engine.specs import AcceleratorSpec
@@ -37,31 +37,41 @@ B200 = dataclasses.replace(
 )
 
 
+def build(card, count, per_node, precision, fabric, calibration=None):
+    """What a build puts in place of the workload's card, cluster and precision."""
+    return {
+        "accelerator": card,
+        "count": count,
+        "per_node": per_node,
+        "precision": precision,
+        "fabric": fabric,
+        "calibration": calibration,
+    }
+
+
+def requests(workload, builds):
+    return [dataclasses.replace(workload, **b) for b in builds]
+
+
 def one_by_one(workload, builds):
-    out = []
-    for build in builds:
-        try:
-            out.append(estimate(build.request(workload), advise=False).as_dict())
-        except ValueError:
-            out.append(None)
-    return out
+    return [_alone(req) for req in requests(workload, builds)]
 
 
 def together(workload, builds):
-    return [None if a is None else a.as_dict() for a in estimate_many(workload, builds)]
+    return [None if a is None else a.as_dict() for a in estimate_many(requests(workload, builds))]
 
 
-def siblings(req, cards: tuple[AcceleratorSpec, ...]) -> list[Build]:
+def siblings(req, cards: tuple[AcceleratorSpec, ...]) -> list[dict]:
     """The row's own build, the same cluster of other cards, and half and twice the cluster."""
-    own = Build(
+    own = build(
         req.accelerator, req.count, req.per_node, req.precision, req.fabric, req.calibration
     )
     out = [own]
-    out += [dataclasses.replace(own, accelerator=card, calibration=None) for card in cards]
+    out += [{**own, "accelerator": card, "calibration": None} for card in cards]
     if req.count >= 2 * req.per_node:
-        out.append(dataclasses.replace(own, count=req.count // 2))
+        out.append({**own, "count": req.count // 2})
     if req.count <= 1024:
-        out.append(dataclasses.replace(own, count=req.count * 2))
+        out.append({**own, "count": req.count * 2})
     return out
 
 
@@ -87,7 +97,7 @@ def test_a_pass_over_precisions_recipes_and_calibrations_matches_one_by_one():
     workload = train(LLAMA3_70B, global_batch=None)
     cards = (H100, A100, RTX3090, V100)
     builds = [
-        Build(card, count, min(count, 8), "fp16" if card is V100 else "bf16", workload.fabric)
+        build(card, count, min(count, 8), "fp16" if card is V100 else "bf16", workload.fabric)
         for card in cards
         for count in (8, 16, 64, 256)
     ]
@@ -96,7 +106,7 @@ def test_a_pass_over_precisions_recipes_and_calibrations_matches_one_by_one():
     assert sum(a is not None for a in answers) >= 10
     fp8 = dataclasses.replace(train(LLAMA3_8B, global_batch=None), precision="fp8")
     builds = [
-        Build(card, count, 8, "fp8", fp8.fabric) for card in (H100, B200) for count in (8, 64)
+        build(card, count, 8, "fp8", fp8.fabric) for card in (H100, B200) for count in (8, 64)
     ]
     assert together(fp8, builds) == one_by_one(fp8, builds)
 
@@ -104,7 +114,7 @@ def test_a_pass_over_precisions_recipes_and_calibrations_matches_one_by_one():
 def test_a_mixture_of_experts_pass_searches_expert_ranks_as_the_scalar_path_does():
     workload = train(MIXTRAL, global_batch=None)
     builds = [
-        Build(card, count, 8, "bf16", workload.fabric)
+        build(card, count, 8, "bf16", workload.fabric)
         for card in (H100, A100)
         for count in (16, 64)
     ]
@@ -117,9 +127,9 @@ def test_builds_left_without_a_layout_or_a_rate_say_so_in_both_paths():
     workload = train(LLAMA3_8B, global_batch=3)  # no data-parallel degree of 16 divides 3
     no_rate = dataclasses.replace(H100, tflops={})
     builds = [
-        Build(H100, 16, 8, "bf16", workload.fabric),
-        Build(no_rate, 8, 8, "bf16", workload.fabric),
-        Build(H100, 1, 1, "bf16", workload.fabric),
+        build(H100, 16, 8, "bf16", workload.fabric),
+        build(no_rate, 8, 8, "bf16", workload.fabric),
+        build(H100, 1, 1, "bf16", workload.fabric),
     ]
     assert together(workload, builds) == one_by_one(workload, builds)
     assert together(workload, builds)[1] is None
@@ -128,7 +138,7 @@ def test_builds_left_without_a_layout_or_a_rate_say_so_in_both_paths():
 def test_the_bound_prunes_rows_but_never_the_chosen_one(monkeypatch):
     workload = train(LLAMA3_70B, global_batch=None)
     builds = [
-        Build(card, n, 8, "bf16", workload.fabric) for card in (H100, A100) for n in (64, 512)
+        build(card, n, 8, "bf16", workload.fabric) for card in (H100, A100) for n in (64, 512)
     ]
     expected = one_by_one(workload, builds)
     timed = []
@@ -141,7 +151,7 @@ def test_the_bound_prunes_rows_but_never_the_chosen_one(monkeypatch):
     monkeypatch.setattr(many, "_step", counting)
     assert together(workload, builds) == expected
     searched_rows = sum(
-        estimate(b.request(workload), advise=False).search["evaluated"] for b in builds
+        estimate(req, advise=False).search["evaluated"] for req in requests(workload, builds)
     )
     assert sum(timed) < searched_rows / 10
 
@@ -192,13 +202,18 @@ def test_a_plan_ranks_the_same_whether_its_builds_are_estimated_together_or_one_
     monkeypatch.setattr(
         plan_builds,
         "estimate_many",
-        lambda w, b: [_alone(w, x) for x in b],
+        lambda reqs: [_answer(req) for req in reqs],
     )
     assert recommend(question).as_dict() == at_once
 
 
-def _alone(workload, build):
+def _answer(req):
     try:
-        return estimate(build.request(workload), advise=False)
+        return estimate(req, advise=False)
     except ValueError:
         return None
+
+
+def _alone(req):
+    answer = _answer(req)
+    return None if answer is None else answer.as_dict()

@@ -19,7 +19,7 @@ from planner.engine.facility import (
     idle_power_kw,
     populated,
 )
-from planner.engine.many import Build, estimate_many
+from planner.engine.many import estimate_many
 from planner.engine.memory import (
     OPTIMIZER_STATE_BYTES,
     master_weight_bytes,
@@ -158,6 +158,47 @@ def build_fabric(
     return dataclasses.replace(fabric, per_gpu_gb_s=per_card_gb_s), note
 
 
+def _precision_and_fabric(
+    question: PlanQuestion,
+    server: ServerOption,
+    option: AcceleratorOption,
+    *,
+    nodes: int,
+    per_node: int,
+) -> tuple[str, bool, FabricSpec, Message | None]:
+    """The precision the build runs (and whether natively) and its network as one card sees
+    it, with the note that says so where the server narrows it."""
+    precision, native = precision_for(question.workload, option.spec)
+    fabric, note = build_fabric(
+        question.workload.fabric,
+        server,
+        nodes=nodes,
+        per_node=per_node,
+        given=question.fabric_given,
+    )
+    return precision, native, fabric, note
+
+
+def build_request(
+    question: PlanQuestion,
+    option: AcceleratorOption,
+    count: int,
+    per_node: int,
+    precision: str,
+    fabric: FabricSpec,
+) -> EstimateRequest:
+    """The plan's workload on one build: what planner.engine.many lets differ between builds."""
+    return dataclasses.replace(
+        question.workload,
+        accelerator=option.spec,
+        count=count,
+        per_node=per_node,
+        precision=precision,
+        fabric=fabric,
+        calibration=option.calibration,
+    )
+
+
 def _build_answer(
     question: PlanQuestion,
     option: AcceleratorOption,
@@ -179,15 +220,7 @@ def _build_answer(
     if floor > capacity_gib:
         answers[key] = message("failure.sharded_state", floor_gib=floor, capacity_gib=capacity_gib)
         return answers[key]
-    req = dataclasses.replace(
-        question.workload,
-        accelerator=option.spec,
-        count=count,
-        per_node=per_node,
-        precision=precision,
-        fabric=fabric,
-        calibration=option.calibration,
-    )
+    req = build_request(question, option, count, per_node, precision, fabric)
     try:
         answer = estimate(req, advise=False).as_dict()
     except ValueError:  # no layout divides the batch over this count
@@ -307,13 +340,8 @@ def _one_build(
         return Candidate(
             option.slug, server.slug, count, nodes, {}, {}, {}, {}, {}, failures=[failure]
         ), None
-    precision, native = precision_for(question.workload, option.spec)
-    fabric, fabric_note = build_fabric(
-        question.workload.fabric,
-        server,
-        nodes=nodes,
-        per_node=per_node,
-        given=question.fabric_given,
+    precision, native, fabric, fabric_note = _precision_and_fabric(
+        question, server, option, nodes=nodes, per_node=per_node
     )
     answer = _build_answer(
         question,
@@ -359,28 +387,23 @@ def build_plan(question: PlanQuestion) -> list[tuple[ServerOption, AcceleratorOp
 
 def estimates_needed(
     question: PlanQuestion, plan: list[tuple[ServerOption, AcceleratorOption, int, int]]
-) -> dict[tuple[str, int, int, str, float], Build]:
+) -> dict[tuple[str, int, int, str, float], EstimateRequest]:
     """The estimates the builds need, each once (builds that differ only in their server share
     one), by _build_answer's key; none for builds refused before an estimate."""
-    needed: dict[tuple[str, int, int, str, float], Build] = {}
+    needed: dict[tuple[str, int, int, str, float], EstimateRequest] = {}
     for server, option, nodes, per_node in plan:
         if nodes > 1 and server.nic_ports <= 0:
             continue
         count = nodes * per_node
-        precision, _native = precision_for(question.workload, option.spec)
-        fabric, _note = build_fabric(
-            question.workload.fabric,
-            server,
-            nodes=nodes,
-            per_node=per_node,
-            given=question.fabric_given,
+        precision, _native, fabric, _note = _precision_and_fabric(
+            question, server, option, nodes=nodes, per_node=per_node
         )
         key = (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
         if key in needed or sharded_state_gib(question.workload, count) > usable_memory_gib(
             option.spec
         ):
             continue
-        needed[key] = Build(option.spec, count, per_node, precision, fabric, option.calibration)
+        needed[key] = build_request(question, option, count, per_node, precision, fabric)
     return needed
 
 
@@ -392,7 +415,7 @@ def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]]
     answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message] = {}
     if question.workload.task != "inference":
         needed = estimates_needed(question, plan)
-        found = estimate_many(question.workload, list(needed.values()))
+        found = estimate_many(list(needed.values()))
         for key, answer in zip(needed, found, strict=True):
             answers[key] = message("failure.no_layout") if answer is None else answer.as_dict()
     built: list[tuple[Candidate, BuildContext]] = []
