@@ -20,7 +20,7 @@ import django
 
 django.setup()
 
-from planner.engine.recommend import recommend, rerank  # noqa: E402
+from planner.engine.recommend import Said, recommend, rerank  # noqa: E402
 from planner.plans.services import plan_question  # noqa: E402
 
 PLANS = {
@@ -62,7 +62,7 @@ def main() -> None:
         seconds = statistics.median(times)
         start = time.perf_counter()
         for _ in range(20):
-            rerank(ranking, question.workload.task, {"software": 1.0})
+            rerank(ranking, Said.of(question), {"software": 1.0})
         reorder_ms = (time.perf_counter() - start) / 20 * 1000
         print(
             f"{name:<42} {ranking.evaluated:>7} {len(ranking.candidates):>7} {seconds:>8.2f} "

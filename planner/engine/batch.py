@@ -21,10 +21,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
 import numpy.typing as npt
 
-from planner.engine.arrays import Floats
+from planner.engine.arrays import Floats, floats
 from planner.engine.messages import Message, message
 from planner.engine.specs import EstimateRequest, Task
 
@@ -162,7 +161,7 @@ def sequences_per_step(global_batch: npt.ArrayLike | None, given: int | None) ->
     batch = global_batch if global_batch is not None else given
     if batch is None:
         raise ValueError("the global batch is chosen per layout: pass the layouts' global_batch")
-    return np.asarray(batch, dtype=float)
+    return floats(batch)
 
 
 def searched_batches(req: EstimateRequest) -> tuple[int, ...]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import numpy.typing as npt
 
 from planner.engine import efficiency as eff
-from planner.engine.arrays import Floats
+from planner.engine.arrays import Floats, floats, floor, maximum, minimum, where
 from planner.engine.specs import GB, AcceleratorSpec, FabricSpec
 
 NVLINK_LATENCY_S = 3e-6
@@ -47,15 +46,15 @@ class Links:
         carries 1/k of the data with k members per node: the bus bandwidth is k NICs' worth,
         capped by the scale-up link (nccl-tests on DGX A100 reach ~190 GB/s with 8 x 200
         Gbit/s)."""
-        node = np.maximum(self.per_node, 1)
-        spans = np.asarray(span, dtype=float)
-        strides = np.maximum(np.asarray(stride, dtype=float), 1)
-        members_per_node = np.maximum(np.floor(node / strides), 1)
+        node = maximum(self.per_node, 1)
+        spans = floats(span)
+        strides = maximum(floats(stride), 1)
+        members_per_node = maximum(floor(node / strides), 1)
         inside = spans <= node
-        bw: Floats = np.where(
-            inside, self.up_bw, np.minimum(members_per_node * self.fabric_bw, self.up_bw)
+        bw: Floats = where(
+            inside, self.up_bw, minimum(members_per_node * self.fabric_bw, self.up_bw)
         )
-        lat: Floats = np.where(inside, self.up_lat, self.fabric_lat)
+        lat: Floats = where(inside, self.up_lat, self.fabric_lat)
         return bw, lat
 
 
@@ -97,9 +96,9 @@ def all_reduce_s(
 ) -> Floats:
     """Ring all-reduce: each device sends and receives 2(g-1)/g of the data over 2(g-1) steps
     (a reduce-scatter, then an all-gather)."""
-    g = np.maximum(np.asarray(group, dtype=float), 1)
+    g = maximum(floats(group), 1)
     steps = 2 * (g - 1)
-    return np.where(g > 1, 2 * (g - 1) / g * size_bytes / bw + steps * latency, 0.0)
+    return where(g > 1, 2 * (g - 1) / g * size_bytes / bw + steps * latency, 0.0)
 
 
 def reduce_scatter_s(
@@ -107,8 +106,8 @@ def reduce_scatter_s(
 ) -> Floats:
     """Ring reduce-scatter: each device sends (g-1)/g of the data over g-1 steps. Also the
     time of an all-gather of the same total size."""
-    g = np.maximum(np.asarray(group, dtype=float), 1)
-    return np.where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)
+    g = maximum(floats(group), 1)
+    return where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)
 
 
 def all_to_all_s(
@@ -116,5 +115,5 @@ def all_to_all_s(
 ) -> Floats:
     """All-to-all: each device keeps 1/g of its data and sends the other (g-1)/g, one peer per
     step."""
-    g = np.maximum(np.asarray(group, dtype=float), 1)
-    return np.where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)
+    g = maximum(floats(group), 1)
+    return where(g > 1, (g - 1) / g * size_bytes / bw + (g - 1) * latency, 0.0)

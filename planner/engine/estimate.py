@@ -80,7 +80,10 @@ def _memory_dict(
     one layout there is."""
 
     def pick(v: Bytes) -> Bytes | np.floating:
-        return np.asarray(v).reshape(-1)[index] if index is not None else v
+        if index is None or type(v) is float:  # one layout, or one layout's number
+            return v
+        picked: np.floating = np.asarray(v).reshape(-1)[index]
+        return picked
 
     out: Section = {
         "per_device_gib": rounded_gib(pick(components["total"])),

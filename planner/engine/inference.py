@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from planner.engine import comms
 from planner.engine.compute import hardware, weight_only_dequant_s
+from planner.engine.machine import link
 from planner.engine.memory import inference_weight_bytes
 from planner.engine.shapes import kv_cache_bytes, model_flops_per_token, param_split
 from planner.engine.specs import BYTES, GB, EstimateRequest
@@ -18,7 +19,6 @@ from planner.engine.stack import (
     decode_weight_bw_share,
     stack_of,
 )
-from planner.engine.step import link
 
 # Serving engines capture decode in CUDA graphs; an engine assumption keeps 30 % of the launch
 # cost.

@@ -21,6 +21,7 @@ The pass shares what the builds share and times together what they do not:
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,7 +31,12 @@ from planner.engine import comms
 from planner.engine.arrays import Floats
 from planner.engine.compute import Hardware, fp8_recipe, hardware
 from planner.engine.estimate import Estimate, estimate, training_answer
-from planner.engine.memory import training_memory, usable_memory_bytes
+from planner.engine.machine import Machine, links_of
+from planner.engine.memory import (
+    training_memory,
+    training_memory_precision,
+    usable_memory_bytes,
+)
 from planner.engine.parallel import (
     LAYOUT_FIELDS,
     Ints,
@@ -42,13 +48,12 @@ from planner.engine.parallel import (
 from planner.engine.shapes import expert_ranks, stage_layers
 from planner.engine.specs import (
     EstimateRequest,
+    ModelSpec,
 )
 from planner.engine.step import (
-    Machine,
     StepTime,
     expert_comm_s,
     layer_time,
-    links_of,
     output_head,
     tensor_and_context_comm_s,
     training_step,
@@ -96,6 +101,7 @@ class _Group:
     memory: dict[str, Floats]
     kinds: Ints  # a layout of each kind
     kind_of: Ints  # each layout's kind
+    pace: tuple[Floats, Floats, Floats]  # _Table's rounds, last and most of its layouts
 
 
 @dataclass(frozen=True)
@@ -111,23 +117,17 @@ class _Table:
     at: Ints
 
     @staticmethod
-    def of(req: EstimateRequest, groups: Sequence[_Group]) -> _Table:
-        fields = {
-            name: np.concatenate([getattr(g.layouts, name) for g in groups])
-            for name in LAYOUT_FIELDS
-        }
-        pp, vp = fields["pp"].astype(float), fields["vp"].astype(float)
-        batch = fields["global_batch"].astype(float)
-        micro_batches = np.maximum(
-            np.floor(batch / np.maximum(fields["dp"] * fields["micro_batch"], 1)), 1
-        )
-        stages = stage_layers(req.model.layers, pp)
+    def of(groups: Sequence[_Group]) -> _Table:
+        rounds, last, most = (np.concatenate([g.pace[i] for g in groups]) for i in range(3))
         return _Table(
-            fields,
+            {
+                name: np.concatenate([getattr(g.layouts, name) for g in groups])
+                for name in LAYOUT_FIELDS
+            },
             np.concatenate([g.memory["total"] for g in groups]),
-            (micro_batches + (pp - 1) / vp) / batch,
-            stages.last,
-            stages.most,
+            rounds,
+            last,
+            most,
             np.cumsum([0, *(len(g.layouts) for g in groups)])[:-1],
         )
 
@@ -157,17 +157,19 @@ def search_many(reqs: Sequence[EstimateRequest]) -> list[SearchResult | None]:
     for (_count, _per_node, precision, recipe), members in keyed.items():
         by_timing.setdefault((precision, recipe), []).append(members)
     found: list[SearchResult | None] = [None] * len(reqs)
+    columns = _columns(reqs, machines)
+    sized: dict[tuple[int, str], dict[int, _Group]] = {}
     for shapes in by_timing.values():
-        sized: dict[tuple[int, str], dict[int, _Group]] = {}
         groups = []
         # Largest servers first, so that smaller ones find their layouts sized.
         for members in sorted(shapes, key=lambda m: -reqs[m[0]].per_node):
             rep = reqs[members[0]]
-            group = _group(reqs, members, sized.setdefault((rep.count, rep.precision), {}))
+            shape = (rep.count, training_memory_precision(rep.precision))
+            group = _group(reqs, members, sized.setdefault(shape, {}))
             if group is not None:
                 groups.append(group)
         if groups:
-            found_part = _search(reqs, machines, groups)
+            found_part = _search(reqs, machines, columns, groups)
             for i, result in found_part.items():
                 found[i] = result
     return found
@@ -177,7 +179,7 @@ def _group(
     reqs: Sequence[EstimateRequest], members: list[int], sized: dict[int, _Group]
 ) -> _Group | None:
     """The builds `members`, of one cluster shape and precision. `sized` holds the groups of
-    the same count and precision sized so far, by server size: a smaller server's layouts are
+    the same count and training-memory precision sized so far, by server size: a smaller server's layouts are
     the first of a larger one's (the search tries tensor parallelism in rising powers of two
     up to the server's size, the rest alike), and so is their memory."""
     rep = reqs[members[0]]
@@ -192,7 +194,28 @@ def _group(
         ),
         None,
     ) or training_memory(rep, **layouts.kwargs())
-    ranks = expert_ranks(rep.model, layouts.dp, layouts.ep).astype(np.int64)
+    kinds, kind_of, pace = _kinds(layouts, rep.model)
+    group = _Group(np.asarray(members, dtype=np.int64), layouts, memory, kinds, kind_of, pace)
+    sized[rep.per_node] = group
+    return group
+
+
+# Kinds of the layout sets parallel.candidate_layouts keeps (it caches them, so the same object
+# comes back for the same cluster shape): by the set's identity, the set held so the identity
+# stays its own, at most as many as that cache holds.
+_Kinds = tuple[Ints, Ints, tuple[Floats, Floats, Floats]]
+_KINDS: OrderedDict[tuple[int, int], tuple[Layouts, _Kinds]] = OrderedDict()
+_KINDS_HELD = 4096
+
+
+def _kinds(layouts: Layouts, model: ModelSpec) -> _Kinds:
+    """A layout of each kind (micro-batch, tensor, context and expert ranks, recompute: what one
+    layer's time depends on), each layout's kind, and how its pipeline paces (_Table)."""
+    key = (id(layouts), model.layers << 16 | model.experts)
+    held = _KINDS.get(key)
+    if held is not None and held[0] is layouts:
+        return held[1]
+    ranks = expert_ranks(model, layouts.dp, layouts.ep).astype(np.int64)
     parts = (layouts.micro_batch, layouts.tp, layouts.cp, layouts.recompute_code, ranks)
     if all(int(p.max()) < 1 << 12 for p in parts):
         # Small positive integers: one code per layout sorts faster than rows of five.
@@ -204,9 +227,16 @@ def _group(
         _rows, kinds, kind_of = np.unique(
             np.stack(parts), axis=1, return_index=True, return_inverse=True
         )
-    group = _Group(np.asarray(members, dtype=np.int64), layouts, memory, kinds, kind_of.ravel())
-    sized[rep.per_node] = group
-    return group
+    pp, vp = layouts.pp.astype(float), layouts.vp.astype(float)
+    batch = layouts.global_batch.astype(float)
+    micro_batches = np.maximum(np.floor(batch / np.maximum(layouts.dp * layouts.micro_batch, 1)), 1)
+    stages = stage_layers(model.layers, pp)
+    pace = ((micro_batches + (pp - 1) / vp) / batch, stages.last, stages.most)
+    derived = (kinds, kind_of.ravel(), pace)
+    _KINDS[key] = (layouts, derived)
+    if len(_KINDS) > _KINDS_HELD:
+        _KINDS.popitem(last=False)
+    return derived
 
 
 def _starts_with(whole: Layouts, part: Layouts) -> bool:
@@ -218,22 +248,25 @@ def _starts_with(whole: Layouts, part: Layouts) -> bool:
 
 
 def _search(
-    reqs: Sequence[EstimateRequest], machines: Sequence[Machine | None], groups: list[_Group]
+    reqs: Sequence[EstimateRequest],
+    machines: Sequence[Machine | None],
+    columns: dict[str, Floats],
+    groups: list[_Group],
 ) -> dict[int, SearchResult]:
     """Size, bound, time and choose for the groups of one precision and FP8 recipe."""
     req = reqs[int(groups[0].members[0])]
-    columns = _columns(reqs, machines)
     operand_bytes = next(m for m in machines if m is not None).hw.operand_bytes
-    layouts = _Table.of(req, groups)
+    layouts = _Table.of(groups)
     # The layouts worth timing of every build (parallel.worth_timing), as rows: the build, the
     # layout in `layouts`, and the row of the layer table with its kind of layout.
     builds, rows, kinds, table, offset = [], [], [], [], 0
     feasible: dict[int, int] = {}
     for g, group in enumerate(groups):
         total = group.memory["total"]
-        fits = total[None, :] <= columns["capacity"][group.members][:, None]
+        capacity = columns["capacity"][group.members][:, None]
+        fits, timed = worth_timing(total, capacity, group.layouts.largest)
         feasible.update(zip(group.members.tolist(), fits.sum(axis=1).tolist(), strict=True))
-        local, layout = np.nonzero(worth_timing(fits, group.layouts.largest, total))
+        local, layout = np.nonzero(timed)
         n_kinds = len(group.kinds)
         builds.append(group.members[local])
         rows.append(layouts.at[g] + layout)
@@ -262,22 +295,25 @@ def _search(
         (layouts.total[row], step.step_s / layouts.fields["global_batch"][row], build)
     )
     firsts = chosen[np.r_[True, build[chosen][1:] != build[chosen][:-1]]]
-    steps = [getattr(step, f.name)[firsts] for f in dataclasses.fields(step)]
-    group_of = np.searchsorted(layouts.at, row[firsts], side="right") - 1
+    # Each build's chosen layout as a search of one, its memory and step as numbers (what
+    # SearchResult.pick and the answer read fastest).
+    steps = [getattr(step, f.name)[firsts].tolist() for f in dataclasses.fields(step)]
+    chosen = row[firsts]
+    block = np.stack([layouts.fields[name][chosen] for name in LAYOUT_FIELDS])
+    group_of = (np.searchsorted(layouts.at, chosen, side="right") - 1).tolist()
+    local = (chosen - layouts.at[group_of]).tolist()
+    fits = (layouts.total[chosen] <= columns["capacity"][build[firsts]]).tolist()
+    one = np.zeros(1, dtype=np.int64)
     out: dict[int, SearchResult] = {}
-    for j, (i, r, g) in enumerate(
-        zip(build[firsts].tolist(), row[firsts].tolist(), group_of.tolist(), strict=True)
-    ):
-        group = groups[g]
-        at = slice(r - int(layouts.at[g]), r - int(layouts.at[g]) + 1)
+    for j, i in enumerate(build[firsts].tolist()):
+        group = groups[group_of[j]]
         out[i] = SearchResult(
             layouts=Layouts(
-                **{name: getattr(group.layouts, name)[at] for name in LAYOUT_FIELDS},
-                largest=np.zeros(1, dtype=np.int64),
+                **dict(zip(LAYOUT_FIELDS, block[:, j : j + 1], strict=True)), largest=one
             ),
-            memory={name: np.asarray(v)[at] for name, v in group.memory.items()},
-            step=StepTime(*(s[j : j + 1] for s in steps)),
-            fits=np.array([layouts.total[r] <= columns["capacity"][i]]),
+            memory={name: float(v[local[j]]) for name, v in group.memory.items()},
+            step=StepTime(*(s[j] for s in steps)),
+            fits=np.array([fits[j]]),
             best=0,
             evaluated=len(group.layouts),
             feasible=feasible[i],

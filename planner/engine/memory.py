@@ -12,7 +12,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from planner.engine.arrays import Floats
+from planner.engine.arrays import Floats, floats, maximum, minimum, values, where, zeros_like
 from planner.engine.batch import sequences_per_step
 from planner.engine.shapes import (
     kv_cache_bytes,
@@ -69,6 +69,13 @@ DEEPSPEED_BUCKET_ELEMENTS = 5e8
 OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
 
 
+def training_memory_precision(precision: str) -> str:
+    """The precision as training memory sees it: the 16-bit formats alike (2-byte weights,
+    activations and gathers, an autocast copy of either), so a plan's fp16 and bf16 cards of one
+    cluster shape share their layouts' sizes (tests/engine/test_memory.py holds it)."""
+    return "bf16" if precision == "fp16" else precision
+
+
 def training_weight_bytes(precision: str, param_dtype: str | None = None) -> float:
     """Bytes per trained weight: as `param_dtype` stores them (fp32 under autocast), else
     fp32 for fp32/tf32 training and 16-bit weights otherwise (FP8 training keeps 16-bit
@@ -118,9 +125,9 @@ def activation_bytes_per_layer(
     section 4, generalised to GQA and gated MLPs; 2-byte activations, sequence parallelism on
     whenever tp > 1, so every term divides by tp). Under FP8 (`fp8`) Transformer Engine saves
     the four linear maps' inputs as the FP8 tensors their GEMMs read, one byte each."""
-    s = np.asarray(seq_len, dtype=float) / np.asarray(cp, dtype=float)
-    b = np.asarray(micro_batch, dtype=float)
-    t = np.asarray(tp, dtype=float)
+    s = floats(seq_len) / floats(cp)
+    b = floats(micro_batch)
+    t = floats(tp)
     h, f, a = model.hidden, model.ffn, model.heads
     sbh = s * b * h
     materialized = attention == "materialized"
@@ -142,10 +149,10 @@ def activation_bytes_per_layer(
         mlp = mlp - sbh - experts * s * b * f
     # LoRA and QLoRA: see frozen_input_bytes_per_layer for what a frozen map need not keep.
     full_layer = (attn + scores + mlp + norms) / t
-    rc = np.asarray(recompute_code)
-    selective = full_layer - np.where(materialized, scores / t, 0.0)
+    rc = values(recompute_code)
+    selective = full_layer - where(materialized, scores / t, 0.0)
     checkpoint_only = 2 * sbh / t  # full recompute keeps just each layer's input
-    per_layer: Floats = np.where(rc == 0, full_layer, np.where(rc == 1, selective, checkpoint_only))
+    per_layer: Floats = where(rc == 0, full_layer, where(rc == 1, selective, checkpoint_only))
     return per_layer
 
 
@@ -166,12 +173,8 @@ def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> tuple
     bucket = (
         DEEPSPEED_BUCKET_ELEMENTS * BYTES["bf16"] if stack_of(req).framework == "deepspeed" else 0.0
     )
-    gathered: Floats = np.where(
-        zero >= 3, 2 * layer * gather_bytes, np.where(zero >= 1, bucket, 0.0)
-    )
-    reducing: Floats = np.where(
-        zero >= 3, 2 * layer * BYTES["fp32"], np.where(zero >= 1, bucket, 0.0)
-    )
+    gathered: Floats = where(zero >= 3, 2 * layer * gather_bytes, where(zero >= 1, bucket, 0.0))
+    reducing: Floats = where(zero >= 3, 2 * layer * BYTES["fp32"], where(zero >= 1, bucket, 0.0))
     return gathered, reducing
 
 
@@ -187,7 +190,7 @@ def frozen_input_bytes_per_layer(
     gate/up and down projections are Korthikanti et al.'s 2sbh, 2sbh, 2sbh and 2sbf (times
     the routed experts a token visits). Each adapter keeps its rank-wide middle, 2sbr."""
     m = req.model
-    sb = np.asarray(seq_len, dtype=float) * np.asarray(micro_batch, dtype=float)
+    sb = floats(seq_len) * floats(micro_batch)
     experts = m.active_experts if m.experts > 1 else 1
     targets = set(req.lora_targets)
     dropped = 0.0
@@ -218,7 +221,7 @@ def _training_weights(
     NF4) base with 16-bit embeddings and adapters otherwise."""
     model = req.model
     p_local = params_on_busiest_device(model, tp, pp, dp, ep)
-    sharded = np.where(zero >= 3, dp, 1)
+    sharded = where(zero >= 3, dp, 1)
     fp8_copies = fp8_weight_copy_bytes(req, tp=tp, pp=pp, dp=dp, ep=ep) / sharded
     if req.method == "full":
         weights: Floats = p_local * weight_bytes / sharded + fp8_copies
@@ -244,7 +247,7 @@ def fp8_weight_copy_bytes(
     block scales): FP8_WEIGHT_COPY_BYTES per weight of the layers' linear maps. The embedding
     and the output head stay in 16 bits and have no copy."""
     if req.precision != "fp8":
-        return np.zeros_like(np.asarray(tp, dtype=float))
+        return zeros_like(floats(tp))
     split = param_split(req.model)
     layers_only = dataclasses.replace(req.model, params=split.body, vocab=0)
     linear = params_on_busiest_device(layers_only, tp, pp, dp, ep)
@@ -288,11 +291,11 @@ def _training_activations(
         frozen = act_scale * frozen_input_bytes_per_layer(
             req, seq_len=req.seq_len / cp, micro_batch=mb
         )
-        per_layer = per_layer - np.where(rc == 2, 0.0, frozen / tp)
-    micro_batches = np.maximum(global_batch // np.maximum(dp * mb, 1), 1)
+        per_layer = per_layer - where(rc == 2, 0.0, frozen / tp)
+    micro_batches = maximum(global_batch // maximum(dp * mb, 1), 1)
     # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
     # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
-    in_flight = np.minimum(pp, micro_batches) * np.where(vp > 1, 1 + (pp - 1) / (pp * vp), 1.0)
+    in_flight = minimum(pp, micro_batches) * where(vp > 1, 1 + (pp - 1) / (pp * vp), 1.0)
     # The first stage holds the most micro-batches in flight (and one layer fewer where the
     # layers leave room, see stage_layers).
     activations = per_layer * stage_layers(model.layers, pp).first * in_flight
@@ -311,14 +314,14 @@ def _training_activations(
             / cp
             * mb
             * model.kv_dim
-            / np.minimum(tp, model.kv_heads)
+            / minimum(tp, model.kv_heads)
             * TRAINING_KV_CACHE_BYTES
         )
-        activations = activations + np.where(rc == 2, 0.0, cache)
+        activations = activations + where(rc == 2, 0.0, cache)
     # Without recompute the logits come on top of every layer's activations. Under full
     # recompute the loss's buffers are freed before the first layer is rebuilt, so the peak
     # is the larger of the two on top of the checkpoints.
-    held: Floats = activations + np.where(rc == 2, np.maximum(rebuilt, logits), logits)
+    held: Floats = activations + where(rc == 2, maximum(rebuilt, logits), logits)
     return held
 
 
@@ -341,18 +344,16 @@ def training_memory(
     search chooses them; None: the question's)."""
     e = req.fixed_ep if ep is None else ep
     t, p, d, c, v, mb, zero, rc = (
-        np.asarray(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
+        values(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, ep=e, zero=zero, weight_bytes=weight_bytes)
     trainable = trainable_on_device(req, tp=t, pp=p, dp=d, ep=e)
     # Gradients accumulate and reduce in fp32 (Megatron, FSDP default); ZeRO-2 shards them,
     # ZeRO-1 the optimizer states.
-    gradients = trainable * BYTES["fp32"] / np.where(zero >= 2, d, 1)
+    gradients = trainable * BYTES["fp32"] / where(zero >= 2, d, 1)
     master = master_weight_bytes(req.master_weights, weight_bytes)
-    optimizer = (
-        trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / np.where(zero >= 1, d, 1)
-    )
+    optimizer = trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / where(zero >= 1, d, 1)
     batch = sequences_per_step(global_batch, req.global_batch)
     activations = _training_activations(
         req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
@@ -363,10 +364,10 @@ def training_memory(
         # saved for backward as activations are. Sharded (ZeRO-3, FSDP) stacks gather 16-bit
         # weights instead (FSDP's MixedPrecisionPolicy, torchtitan's default): no copies.
         embedding = param_split(req.model).embedding_one / t
-        activations = activations + np.where(
+        activations = activations + where(
             zero >= 3,
             0.0,
-            np.maximum(params_on_busiest_device(req.model, t, p, d, e) - embedding, 0)
+            maximum(params_on_busiest_device(req.model, t, p, d, e) - embedding, 0)
             * AUTOCAST_COPY_BYTES,
         )
     # Gathered weights count with the weights, gradient buffers with the gradients.
@@ -378,8 +379,8 @@ def training_memory(
         # the peak is the end of forward (activations, no gradients) or the end of backward
         # (gradients, no activations), whichever holds more; each part as held then.
         forward_peak = activations >= gradients
-        activations = np.where(forward_peak, activations, 0.0)
-        gradients = np.where(forward_peak, 0.0, gradients)
+        activations = where(forward_peak, activations, 0.0)
+        gradients = where(forward_peak, 0.0, gradients)
     subtotal = weights + gradients + optimizer + activations
     reserve = stack.allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
@@ -388,7 +389,7 @@ def training_memory(
         "gradients": gradients,
         "optimizer": optimizer,
         "activations": activations,
-        "kv_cache": np.zeros_like(weights),
+        "kv_cache": zeros_like(weights),
         "overhead": overhead,
         "total": subtotal + overhead,
     }
@@ -421,7 +422,7 @@ def inference_memory(req: EstimateRequest, *, tp: int, pp: int = 1) -> dict[str,
     subtotal = weights + kv + activations
     reserve = stack_of(req).allocator_reserve
     overhead = CONTEXT_BYTES + (NCCL_BYTES if tp * pp > 1 else 0.0) + reserve * subtotal
-    zero = np.zeros_like(np.asarray(weights, dtype=float))
+    zero = zeros_like(floats(weights))
     return {
         "weights": weights,
         "gradients": zero,

@@ -6,6 +6,7 @@ smallest tensor-parallel group whose shard fits."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -75,7 +76,7 @@ class Layouts:
     global_batch: Ints  # sequences per step
     ep: Ints  # expert-parallel ranks (0: as many data-parallel ranks as experts; dense: 0)
     # The index of the same layout with the largest global batch it divides (its own where it
-    # is that one): when that one fits, this one cannot win (see _worth_timing).
+    # is that one): when that one fits, this one cannot win (see worth_timing).
     largest: Ints
 
     def __len__(self) -> int:
@@ -239,7 +240,7 @@ class SearchResult:
     `feasible` count every layout sized, timed or not."""
 
     layouts: Layouts
-    memory: dict[str, Floats]
+    memory: Mapping[str, Floats | float]  # one layout's may be numbers
     step: StepTime
     fits: npt.NDArray[np.bool_]
     best: int  # index of the chosen layout
@@ -248,20 +249,22 @@ class SearchResult:
 
     def pick(self, values: Floats | float) -> float:
         """The chosen layout's value of a per-layout array (a scalar is everyone's)."""
+        if type(values) is float:
+            return values
         return float(np.asarray(values)[self.best]) if np.ndim(values) else float(values)
 
 
-def worth_timing(fits: Bools, largest: Ints, total: Floats) -> Bools:
-    """The layouts to time: those that fit and could win, or where none could, the one that
-    needs the least memory. `fits` is one card's verdict per layout, or a row per card over the
-    same layouts (`largest` and `total`, each layout's largest-batch twin and its bytes, are the
-    cards' shared ones)."""
-    own = largest == np.arange(len(largest))
-    could_win = fits & (own | ~fits[..., largest])
+def worth_timing(total: Floats, capacity: Floats | float, largest: Ints) -> tuple[Bools, Bools]:
+    """Which layouts fit, and which to time: those that fit and could win, or where none could,
+    the one that needs the least memory. `capacity` is one card's bytes, or a column of one per
+    card judged against the same layouts (`total`, their bytes; `largest`, each one's
+    largest-batch twin); the answers then have a row per card."""
+    fits = total <= capacity
+    positions = np.arange(len(largest))
+    could_win = fits & ((largest == positions) | (total[largest] > capacity))
     none_could = ~could_win.any(axis=-1, keepdims=True)
-    least = np.arange(len(largest)) == np.argmin(total)
-    timed: Bools = could_win | (none_could & least)
-    return timed
+    timed: Bools = could_win | (none_could & (positions == np.argmin(total)))
+    return fits, timed
 
 
 def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
@@ -269,9 +272,14 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     (when none fits, the one that needs the least memory). A layout with a smaller global
     batch than the largest that layout divides needs no more memory and is no faster per
     sequence, so it could win only where that one does not fit."""
+    if len(layouts) == 1:
+        one = _evaluate_one(req, layouts)
+        if one is not None:
+            return one
     memory = training_memory(req, **layouts.kwargs())
-    fits = memory["total"] <= usable_memory_bytes(req.accelerator)
-    timed = worth_timing(fits, layouts.largest, memory["total"])
+    fits, timed = worth_timing(
+        memory["total"], usable_memory_bytes(req.accelerator), layouts.largest
+    )
     evaluated, feasible = len(layouts), int(fits.sum())
     if not timed.all():
         layouts = layouts.subset(timed)
@@ -285,6 +293,22 @@ def evaluate(req: EstimateRequest, layouts: Layouts) -> SearchResult:
     per_sequence = step.step_s / layouts.global_batch
     best = int(np.lexsort((memory["total"], per_sequence))[0])
     return SearchResult(layouts, memory, step, fits, best, evaluated, feasible)
+
+
+def _evaluate_one(req: EstimateRequest, layouts: Layouts) -> SearchResult | None:
+    """One layout (a question that fixes it): sized and timed in Python numbers, which the
+    engine's functions take as they take arrays (planner.engine.arrays) at a fraction of
+    numpy's cost per call; None where plain arithmetic stops at what numpy carries on through
+    (a division by zero), for the arrays to answer."""
+    row = {name: int(value[0]) for name, value in layouts.kwargs().items()}
+    try:
+        sized = training_memory(req, **row)
+        timed = training_step(req, **row)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    # Its memory and step stay numbers: the answer reads them through SearchResult.pick.
+    fits = np.array([sized["total"] <= usable_memory_bytes(req.accelerator)])
+    return SearchResult(layouts, sized, timed, fits, 0, 1, int(fits[0]))
 
 
 def smallest_fitting_tp(req: EstimateRequest) -> int:

@@ -4,12 +4,13 @@ layout is involved: arguments may be numpy arrays of candidate layouts."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from planner.engine.arrays import Floats
+from planner.engine.arrays import Floats, ceil, floats, maximum, minimum, ones_like, values, where
 from planner.engine.specs import BYTES, LORA_TARGETS, EstimateRequest, ModelSpec
 
 # Targets whose base map is split by output columns under tensor parallelism (their LoRA B
@@ -29,6 +30,7 @@ class ParamSplit:
     expert_share: float  # fraction of a layer's parameters that sit in routed experts
 
 
+@functools.lru_cache(maxsize=256)
 def param_split(model: ModelSpec) -> ParamSplit:
     norms = 2 * model.hidden
     per_layer = model.attention_params_per_layer + model.experts * model.expert_params_per_layer
@@ -60,25 +62,25 @@ def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
     405B: 126 layers on 16 stages, 7 on the first and last, 8 on the others; Dubey et al. 2024,
     arXiv 2407.21783, section 3.3.2). With one place empty, the last stage, which also runs the
     head, gives it up."""
-    p = np.asarray(pp, dtype=np.float64)
-    most = np.ceil(layers / p)
+    p = floats(pp)
+    most = ceil(layers / p)
     empty = p * most - layers
-    last = most - np.where((p > 1) & (empty >= 1), 1.0, 0.0)
-    first = most - np.where((p > 1) & (empty >= 2), 1.0, 0.0)
+    last = most - where((p > 1) & (empty >= 1), 1.0, 0.0)
+    first = most - where((p > 1) & (empty >= 2), 1.0, 0.0)
     return StageLayers(most=most, first=first, last=last)
 
 
 def expert_ranks(model: ModelSpec, dp: npt.ArrayLike, ep: npt.ArrayLike | None = None) -> Floats:
     """Ranks the routed experts are spread over: `ep` (the question's, or the layout's), else
     (None or 0) as many of the data-parallel ranks as there are experts; 1 for a dense model."""
-    d = np.asarray(dp, dtype=np.float64)
+    d = floats(dp)
     if model.experts <= 1:
-        return np.ones_like(d)
-    default = np.minimum(float(model.experts), d)
+        return ones_like(d)
+    default = minimum(float(model.experts), d)
     if ep is None:
         return default
-    e = np.asarray(ep, dtype=np.float64)
-    out: Floats = np.where(e > 0, e, default)
+    e = floats(ep)
+    out: Floats = where(e > 0, e, default)
     return out
 
 
@@ -94,19 +96,19 @@ def params_on_busiest_device(
     layers are split by tensor parallelism and routed experts by expert parallelism (`ep`, or
     up to the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
     split = param_split(model)
-    t, p, d = (np.asarray(x, dtype=np.float64) for x in (tp, pp, dp))
+    t, p, d = (floats(x) for x in (tp, pp, dp))
     ranks = expert_ranks(model, d, ep)
     layer = split.per_layer * ((1 - split.expert_share) + split.expert_share / ranks)
     stages = stage_layers(model.layers, p)
-    staged = np.maximum(
-        np.maximum(
+    staged = maximum(
+        maximum(
             layer * stages.first + split.embedding_one,
             layer * stages.last + (split.embedding_total - split.embedding_one),
         ),
         layer * stages.most,
     )
     busiest: npt.NDArray[np.float64] = (
-        np.where(p > 1, staged, layer * model.layers + split.embedding_total) / t
+        where(p > 1, staged, layer * model.layers + split.embedding_total) / t
     )
     return busiest
 
@@ -177,7 +179,7 @@ def trainable_params_on_busiest_device(
     adapters: npt.NDArray[np.float64] = (
         lora_params_per_layer(model, rank=lora_rank, targets=lora_targets)
         * layers_here
-        / np.asarray(tp)
+        / values(tp)
     )
     return adapters
 
@@ -227,7 +229,7 @@ def kv_cache_bytes(
 ) -> npt.NDArray[np.float64]:
     """2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, per request, times the
     batch; tensor parallelism splits the KV heads (replicated when tp exceeds them)."""
-    kv_split = np.minimum(tp, model.kv_heads)
+    kv_split = minimum(tp, model.kv_heads)
     kv: npt.NDArray[np.float64] = (
         2 * model.layers * model.kv_dim * tokens * batch * BYTES[kv_precision] / kv_split
     )

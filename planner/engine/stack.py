@@ -11,6 +11,7 @@ h200-2026-12-03/, one NVIDIA H200 SXM) and its error is reported on the held-out
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from planner.engine import efficiency as eff
@@ -196,7 +197,12 @@ def framework_of(req: EstimateRequest) -> str:
 
 def stack_of(req: EstimateRequest) -> Stack:
     """The stack the request names (planner.engine.specs: framework, compile)."""
-    framework, compiled = framework_of(req), req.compile
+    return _stack(framework_of(req), req.compile, req.use_cache)
+
+
+@functools.lru_cache(maxsize=64)
+def _stack(framework: str, compiled: bool, use_cache: bool | None) -> Stack:
+    """The stack of a framework (one answer asks for it a dozen times: made once)."""
     kernels = _kernels(framework, compiled)
     serving_engine = framework in SERVING_ENGINES
     eager = kernels.name in ("eager", "partly_fused")
@@ -217,7 +223,7 @@ def stack_of(req: EstimateRequest) -> Stack:
         ),
         allocator_reserve=EAGER_ALLOCATOR_RESERVE if eager else FUSED_ALLOCATOR_RESERVE,
         gradients_between_steps=framework not in FREE_GRADIENTS_FRAMEWORKS,
-        training_kv_cache=framework == "hf" and req.use_cache is not False,
+        training_kv_cache=framework == "hf" and use_cache is not False,
         decode_attention_split_kv=serving_engine,
         decode_vector_kernels=not serving_engine,
         decode_cache_copy=not graphs,

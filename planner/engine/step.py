@@ -10,21 +10,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import numpy.typing as npt
 
 from planner.engine import comms
 from planner.engine import efficiency as eff
-from planner.engine.arrays import Floats
+from planner.engine.arrays import (
+    Floats,
+    all_at_most,
+    floats,
+    floor,
+    maximum,
+    ones_like,
+    where,
+    zeros_like,
+)
 from planner.engine.batch import sequences_per_step
 from planner.engine.compute import (
     Hardware,
     Roofline,
     adapter_forward,
-    hardware,
     layer_forward,
     streaming,
 )
+from planner.engine.machine import Machine, links_of, machine_of
 from planner.engine.memory import RECOMPUTE_CODE
 from planner.engine.shapes import (
     expert_ranks,
@@ -83,42 +91,6 @@ class LayerTime:
         return self.forward + self.backward + self.recompute
 
 
-def scale_up_share(req: EstimateRequest) -> float | None:
-    """The share of the scale-up link a probe's all-reduce reached on this card, when the
-    request carries such a calibration; None keeps the engine's default."""
-    return req.calibration.scale_up_efficiency if req.calibration is not None else None
-
-
-def links_of(req: EstimateRequest) -> comms.Links:
-    """The links of the request's devices (see comms.Links)."""
-    return comms.links(
-        req.accelerator,
-        req.fabric,
-        per_node=req.per_node,
-        scale_up_efficiency=scale_up_share(req),
-    )
-
-
-def link(
-    req: EstimateRequest, *, span: npt.ArrayLike, stride: npt.ArrayLike = 1
-) -> tuple[Floats, Floats]:
-    """Bus bandwidth and latency of a group of ranks (see comms.Links.over)."""
-    return links_of(req).over(span=span, stride=stride)
-
-
-@dataclass(frozen=True)
-class Machine:
-    """What a step's time depends on beyond the question: the roofline of the card and its
-    links. One build's are floats; a pass over many builds holds one value per layout."""
-
-    hw: Hardware
-    net: comms.Links
-
-
-def machine_of(req: EstimateRequest) -> Machine:
-    return Machine(hardware(req), links_of(req))
-
-
 def _recompute_fraction(req: EstimateRequest) -> float:
     return req.parallelism.recompute_fraction if req.parallelism else 1.0
 
@@ -130,9 +102,9 @@ def attention_backward_factor(req: EstimateRequest) -> float:
 def causal_imbalance(req: EstimateRequest, cp: Floats) -> Floats:
     """The slowest context-parallel rank's causal attention work over the mean (1 when the
     stack balances the chunks, see CP_LOAD_BALANCED_FRAMEWORKS)."""
-    c = np.maximum(np.asarray(cp, dtype=float), 1.0)
+    c = maximum(floats(cp), 1.0)
     if req.attention != "flash" or framework_of(req) in CP_LOAD_BALANCED_FRAMEWORKS:
-        return np.ones_like(c)
+        return ones_like(c)
     imbalance: Floats = (2 * c - 1) / c
     return imbalance
 
@@ -177,11 +149,11 @@ def layer_time(
     selective = attention if req.attention == "materialized" else elementwise
     share = _recompute_fraction(req)
     recompute = Roofline(
-        np.where(rc == FULL, fwd.total * share, np.where(rc == SELECTIVE, selective.total, 0.0)),
-        np.where(
+        where(rc == FULL, fwd.total * share, where(rc == SELECTIVE, selective.total, 0.0)),
+        where(
             rc == FULL,
             fwd.memory_bound * share,
-            np.where(rc == SELECTIVE, selective.memory_bound, 0.0),
+            where(rc == SELECTIVE, selective.memory_bound, 0.0),
         ),
     )
     return LayerTime(fwd, bwd, recompute, attention)
@@ -208,7 +180,7 @@ def tensor_and_context_comm_s(
     tp_bw, tp_lat = net.over(span=tp)
     act_bytes = tokens * m.hidden * BYTES["bf16"]
     rs = comms.reduce_scatter_s(act_bytes, tp, tp_bw, tp_lat)
-    tp_layer = 8 * rs + np.where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
+    tp_layer = 8 * rs + where(rc == FULL, 4 * rs * _recompute_fraction(req), 0.0)
     return tp_layer + context_exchange_s(
         req, tokens=tokens, tp=tp, cp=cp, attention=attention, net=net
     )
@@ -231,11 +203,14 @@ def context_exchange_s(
     attention time. The ranks sit tp apart, so the ring runs over NVLink while tp x cp fits a
     node and over each rank's NIC beyond."""
     m = req.model
+    if all_at_most(cp, 1):
+        # No ring without context parallelism: every layout's exchange below would come to 0.
+        return zeros_like(floats(tokens) * tp * cp)
     cp_bw, cp_lat = (net or links_of(req)).over(span=tp * cp, stride=tp)
     kv_bytes = tokens * 2 * m.kv_dim / tp * BYTES["bf16"]
     one_pass = comms.all_to_all_s(kv_bytes * cp, cp, cp_bw, cp_lat)  # (cp - 1) chunk sends
-    forward = np.maximum(one_pass - attention.total, 0.0)
-    backward = np.maximum(2 * one_pass - attention.total * attention_backward_factor(req), 0.0)
+    forward = maximum(one_pass - attention.total, 0.0)
+    backward = maximum(2 * one_pass - attention.total * attention_backward_factor(req), 0.0)
     exposed: Floats = forward + backward
     return exposed
 
@@ -253,6 +228,9 @@ def expert_comm_s(
     """MoE: dispatch and combine all-to-alls forward and backward across expert-parallel
     ranks, per layer and micro-batch."""
     m = req.model
+    if m.experts <= 1:
+        # A dense model sends nothing: the all-to-all below would come to 0 for every layout.
+        return zeros_like(floats(tokens) * tp * cp * dp)
     ep = expert_ranks(m, dp, req.fixed_ep if ep is None else ep)
     ep_bw, ep_lat = (net or links_of(req)).over(span=tp * cp * ep, stride=tp * cp)
     k = m.active_experts if m.experts > 1 else 0
@@ -285,7 +263,7 @@ def pipeline_p2p_s(
     net = net or links_of(req)
     pp_bw, pp_lat = net.over(span=tp * cp * dp * pp, stride=net.per_node)
     act_bytes = tokens * req.model.hidden * BYTES["bf16"]
-    return np.where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
+    return where(pp > 1, 2 * vp * (act_bytes / tp / pp_bw + pp_lat), 0.0)
 
 
 @dataclass(frozen=True)
@@ -329,9 +307,9 @@ def stage_time(
     # The slowest stage sets the pace: the last, which also runs the head, unless it gave up a
     # layer for it and a full stage takes longer.
     last_paces = stages.last * per_layer_s + head.total >= stages.most * per_layer_s
-    layers = np.where(last_paces, stages.last, stages.most)
+    layers = where(last_paces, stages.last, stages.most)
     return StageTime(
-        compute=layer.total.scale(layers) + head.scale(np.where(last_paces, 1.0, 0.0)),
+        compute=layer.total.scale(layers) + head.scale(where(last_paces, 1.0, 0.0)),
         scale_up_s=scale_up * layers,
         fabric_s=expert * layers,
         p2p_s=pipeline_p2p_s(req, tokens=tokens, tp=tp, cp=cp, dp=dp, pp=pp, vp=vp, net=net),
@@ -360,7 +338,7 @@ def exposed_data_parallel_s(
     grad_bytes = trainable * BYTES["fp32"]
     param_bytes = trainable * BYTES["bf16"]
     bw, lat = (net or links_of(req)).over(span=tp * cp * dp, stride=tp)
-    once = np.where(
+    once = where(
         zero == 0,
         comms.all_reduce_s(grad_bytes, group, bw, lat),
         comms.reduce_scatter_s(grad_bytes, group, bw, lat)
@@ -368,14 +346,14 @@ def exposed_data_parallel_s(
     )
     # ZeRO-3 / FSDP gathers the weights for forward and again for backward every micro-batch
     # (and once more under full recompute), and reduce-scatters gradients every micro-batch.
-    gathers = 2 + np.where(rc == FULL, 1, 0)
+    gathers = 2 + where(rc == FULL, 1, 0)
     per_mb = gathers * comms.reduce_scatter_s(param_bytes, group, bw, lat) + comms.reduce_scatter_s(
         grad_bytes, group, bw, lat
     )
-    return np.where(
+    return where(
         zero >= 3,
-        micro_batches * np.maximum(per_mb - eff.DP_OVERLAP * per_mb_s, 0.0),
-        np.maximum(once - window, 0.0),
+        micro_batches * maximum(per_mb - eff.DP_OVERLAP * per_mb_s, 0.0),
+        maximum(once - window, 0.0),
     )
 
 
@@ -399,14 +377,13 @@ def training_step(
     sequences per step, per layout when the search chooses it; `machine`, the card and links
     per layout when they differ, else the question's)."""
     tp, pp, dp, cp, vp, mb, zero, rc = (
-        np.asarray(x, dtype=float)
-        for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
+        floats(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
     machine = machine or machine_of(req)
     hw = machine.hw
     tokens = mb * req.seq_len / cp
     batch = sequences_per_step(global_batch, req.global_batch)
-    micro_batches = np.maximum(np.floor(batch / np.maximum(dp * mb, 1)), 1)
+    micro_batches = maximum(floor(batch / maximum(dp * mb, 1)), 1)
     # Expert-parallel ranks: the layout's where the search chose them, else the question's.
     ranks = expert_ranks(req.model, dp, req.fixed_ep if ep is None else ep)
     layer = layer_time(req, hw, tokens=tokens, tp=tp, cp=cp, dp=dp, rc=rc, ep=ranks)
@@ -434,7 +411,7 @@ def training_step(
         net=machine.net,
     )
     # The optimizer streams its shard of the states once per step.
-    optimizer = trainable / np.where(zero >= 1, dp * cp, 1) * OPTIMIZER_STEP_BYTES / hw.bw
+    optimizer = trainable / where(zero >= 1, dp * cp, 1) * OPTIMIZER_STEP_BYTES / hw.bw
 
     step = pipeline + dp_exposed + optimizer
     scale = micro_batches + (pp - 1) / vp

@@ -1,12 +1,13 @@
 """Many builds answered in one pass (planner.engine.many) give each build the answer it gets
 alone: over every training row of the validation tables, with the layout left to the search and
-beside other cards and counts, and over whole plans."""
+beside other cards and counts, and over whole plans. And a question that fixes its layout gets
+the same answer in Python numbers (parallel.evaluate's one-layout path) as in arrays."""
 
 import dataclasses
 
 import pytest
 
-from planner.engine import many
+from planner.engine import many, parallel
 from planner.engine.estimate import estimate
 from planner.engine.facility import ServerFacilitySpec
 from planner.engine.many import estimate_many
@@ -217,3 +218,11 @@ def _answer(req):
 def _alone(req):
     answer = _answer(req)
     return None if answer is None else answer.as_dict()
+
+
+@pytest.mark.parametrize(("row", "req"), TRAINING_ROWS, ids=[r for r, _ in TRAINING_ROWS])
+def test_a_fixed_layout_answers_the_same_in_python_numbers_as_in_arrays(row, req, monkeypatch):
+    # parallel.evaluate times a single layout in Python numbers (planner.engine.arrays).
+    in_numbers = _alone(req)
+    monkeypatch.setattr(parallel, "_evaluate_one", lambda _req, _layouts: None)
+    assert _alone(req) == in_numbers, row

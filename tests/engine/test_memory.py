@@ -8,7 +8,9 @@ from planner.engine.memory import (
     activation_bytes_per_layer,
     sharding_buffers,
     training_memory,
+    training_memory_precision,
 )
+from planner.engine.parallel import candidate_layouts
 from planner.engine.shapes import kv_cache_bytes, param_split
 from planner.engine.specs import GIB, ParallelSpec
 from tests.engine.conftest import (
@@ -335,3 +337,23 @@ def test_deepspeed_keeps_its_reduce_and_gather_buckets():
     assert _buffers(deepspeed, tp=1, zero=1) == (1e9, 1e9)
     assert _buffers(deepspeed, tp=1, zero=0) == (0.0, 0.0)
     assert _buffers(megatron, tp=1, zero=1) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("method", ["full", "lora", "qlora"])
+@pytest.mark.parametrize("framework", ["megatron", "fsdp", "hf"])
+@pytest.mark.parametrize("param_dtype", [None, "fp32"])
+def test_training_memory_treats_fp16_as_bf16_as_its_precision_class_says(
+    method, framework, param_dtype
+):
+    assert training_memory_precision("fp16") == training_memory_precision("bf16")
+    assert training_memory_precision("fp8") != training_memory_precision("bf16")
+    req = dataclasses.replace(
+        train(LLAMA3_8B, global_batch=None, count=16),
+        method=method,
+        framework=framework,
+        param_dtype=param_dtype,
+    )
+    layouts = candidate_layouts(req).kwargs()
+    bf16 = training_memory(dataclasses.replace(req, precision="bf16"), **layouts)
+    fp16 = training_memory(dataclasses.replace(req, precision="fp16"), **layouts)
+    assert {k: v.tolist() for k, v in bf16.items()} == {k: v.tolist() for k, v in fp16.items()}
