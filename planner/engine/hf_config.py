@@ -65,6 +65,10 @@ QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe"})
 QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe"})
 # GPT2Config, GPTBigCodeConfig, GPTJConfig: `n_inner` absent or null is four times the width.
 FOUR_X_TYPES = frozenset({"gpt2", "gpt_bigcode", "gptj"})
+# No count or width of a config (layers, widths, heads, experts, vocabulary, context) is
+# larger: ten times the longest context published (10,485,760 tokens), far more than any
+# width or count, so the answers' sums stay finite.
+LARGEST_WHOLE = 100_000_000
 # transformers' PretrainedConfig ties input and output embeddings unless the file says not.
 TIED_BY_DEFAULT = True
 
@@ -81,8 +85,8 @@ class HfShape:
 def _whole(
     config: Mapping[str, Any], key: str, *, aliases: tuple[str, ...] = (), minimum: int = 1
 ) -> int | None:
-    """A whole number under `key` (or one of its aliases), at least `minimum`; None when absent
-    or null."""
+    """A whole number under `key` (or one of its aliases), at least `minimum` and at most
+    LARGEST_WHOLE; None when absent or null."""
     for name in (key, *aliases):
         value = config.get(name)
         if value is None:
@@ -92,6 +96,10 @@ def _whole(
         if value < minimum:
             raise RequestError(
                 name, _("must be at least {bound}, not {value}"), bound=minimum, value=value
+            )
+        if value > LARGEST_WHOLE:
+            raise RequestError(
+                name, _("must be at most {bound}, not {value}"), bound=LARGEST_WHOLE, value=value
             )
         return int(value)
     return None

@@ -132,6 +132,14 @@ def whole(*, ge: int | None = None, le: int | None = None) -> Range:
     return Range(ge=ge, le=le, integer=True)
 
 
+# A model's shape within what any model could have, hundreds of times the largest published
+# ones (2e12 parameters, 126 layers, hidden 16,384, 128 heads, a vocabulary of 256k, 256
+# experts), so that every sum of an answer stays a finite number.
+MAX_PARAMS = 1e15
+MAX_LAYERS = 100_000
+MAX_WIDTH = 10_000_000
+MAX_HEADS = 1_000_000
+
 # The bounds most fields share, named once.
 Count = Annotated[int, whole(ge=1)]  # a degree, a batch, a length, a layer count
 # A figure that must be positive: a thousandth of its unit at least, so a zero never divides.

@@ -58,6 +58,9 @@ INFERENCE_GLOBAL_BATCH = 1
 TOKENS_PER_PARAM = 20
 DEFAULT_FINETUNE_TOKENS = 1e8
 MAX_COUNT = 1_000_000
+# Ten thousand times the largest published pre-training run (about 4e13 tokens): a bound that
+# keeps every sum of the answer a finite number.
+MAX_TOKENS = 1e18
 
 
 def _profile_id(value: Any) -> Any:
@@ -98,7 +101,7 @@ class Job(Question):
     micro_batch: Count | None = Field(
         None, description="Sequences per micro-batch; searched when absent"
     )
-    tokens: Annotated[float, number(ge=1)] | None = Field(
+    tokens: Annotated[float, number(ge=1, le=MAX_TOKENS)] | None = Field(
         None,
         description="Tokens to process; default train 20 per parameter, finetune 1e8, inference 0",
     )

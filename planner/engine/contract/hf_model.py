@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from planner.engine.contract.base import Flag, Question, Text, number, problem
+from planner.engine.contract.base import MAX_PARAMS, Flag, Question, Text, number, problem
 from planner.engine.errors import RequestError
 from planner.engine.hf_config import hf_shape
 from planner.engine.specs import ModelSpec
@@ -30,7 +30,7 @@ class HfConfigModel(Question):
         "layers, hidden_size, num_attention_heads, num_key_value_heads, intermediate_size or "
         "moe_intermediate_size, vocab_size, the expert counts, tie_word_embeddings, head_dim)"
     )
-    params: Annotated[float, number(ge=1)] | None = Field(
+    params: Annotated[float, number(ge=1, le=MAX_PARAMS)] | None = Field(
         None, description="Parameters in all; default: counted from the config"
     )
     gated_mlp: Flag | None = Field(

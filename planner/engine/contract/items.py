@@ -10,6 +10,10 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from planner.engine.contract.base import (
+    MAX_HEADS,
+    MAX_LAYERS,
+    MAX_PARAMS,
+    MAX_WIDTH,
     Count,
     Flag,
     NonNegative,
@@ -36,28 +40,33 @@ def model_given_as(value: Any) -> str:
     return "#hf" if is_hf_config(value) else slug_or_inline(value)
 
 
+Layers = Annotated[int, whole(ge=1, le=MAX_LAYERS)]
+Width = Annotated[int, whole(ge=1, le=MAX_WIDTH)]
+Heads = Annotated[int, whole(ge=1, le=MAX_HEADS)]
+
+
 class InlineModel(Question):
     """A decoder-only transformer's shape, as in its config.json."""
 
-    params: Annotated[float, number(ge=1)] = Field(
+    params: Annotated[float, number(ge=1, le=MAX_PARAMS)] = Field(
         description="Parameters in all (experts included)"
     )
-    layers: Count = Field(description="Transformer layers")
-    hidden: Count = Field(description="Hidden size")
-    heads: Count = Field(description="Attention heads")
-    kv_heads: Count | None = Field(
+    layers: Layers = Field(description="Transformer layers")
+    hidden: Width = Field(description="Hidden size")
+    heads: Heads = Field(description="Attention heads")
+    kv_heads: Heads | None = Field(
         None, description="Key/value heads (grouped-query attention); default: heads"
     )
-    ffn: Count = Field(description="Intermediate size of one expert's MLP")
-    vocab: Count = Field(description="Vocabulary size")
-    experts: Count = Field(1, description="Routed experts per layer (1: dense)")
-    active_experts: Count = Field(1, description="Experts each token is routed to")
+    ffn: Width = Field(description="Intermediate size of one expert's MLP")
+    vocab: Width = Field(description="Vocabulary size")
+    experts: Heads = Field(1, description="Routed experts per layer (1: dense)")
+    active_experts: Heads = Field(1, description="Experts each token is routed to")
     gated_mlp: Flag = Field(True, description="SwiGLU-style three-matrix MLP (false: GELU, two)")
     name: Text = "inline model"
-    head_dim: Count | None = Field(
+    head_dim: Width | None = Field(
         None, description="Width of one attention head; default: hidden / heads"
     )
-    shared_ffn: Annotated[int, whole(ge=0)] = Field(
+    shared_ffn: Annotated[int, whole(ge=0, le=MAX_WIDTH)] = Field(
         0, description="Intermediate size of a layer's always-active shared experts together"
     )
 

@@ -114,9 +114,18 @@ def test_the_mlp_type_can_be_given_when_the_family_is_unknown():
         ({"hf_config": "config.json"}, "model.hf_config"),
         ({"hf_config": {}, "layers": 2}, "model.layers"),
         ({"hf_config": {}, "params": 0}, "model.params"),
+        ({"hf_config": {}, "params": 1e16}, "model.params"),
     ],
 )
 def test_a_bad_config_names_the_field(model, field):
     with pytest.raises(RequestError) as excinfo:
         request(model, task="train", count=8)
     assert excinfo.value.field == field
+
+
+def test_a_count_past_any_real_model_names_its_key():
+    data = json.loads((FIXTURES / "llama-2-7b.json").read_text())
+    with pytest.raises(RequestError) as excinfo:
+        request({"hf_config": {**data, "num_hidden_layers": 10**9}}, task="train", count=8)
+    assert excinfo.value.field == "model.hf_config.num_hidden_layers"
+    assert "at most" in excinfo.value.template

@@ -5,6 +5,8 @@ Team Alpha's viewer, planner and admin (tests/cast.py) own the plans; the outsid
 on team Beta, must not see them. Questions rank four accelerators on 8-64 devices, so each
 plan takes a fraction of a second."""
 
+import json
+
 import pytest
 
 from planner.choices import Visibility
@@ -155,6 +157,55 @@ def test_bad_questions_are_400_naming_the_field(change, field, loaded_catalog, c
     assert response.status_code == 400
     assert list(response.json()) == [field]
     assert Plan.objects.count() == 0
+
+
+# A model past any real one (found by the API fuzz: its sums overflowed to infinity, which the
+# database refused to store as JSON).
+OVERFLOWING_MODEL = {
+    "ffn": 417,
+    "vocab": 6115473,
+    "hidden": 56946,
+    "layers": 6115473,
+    "params": 1.7976931348623157e308,
+    "heads": 56946,
+}
+LARGEST_MODEL = {
+    "params": 1e15,
+    "layers": 100_000,
+    "hidden": 10_000_000,
+    "heads": 1_000_000,
+    "ffn": 10_000_000,
+    "vocab": 10_000_000,
+}
+
+
+@pytest.mark.parametrize(
+    ("workload", "field"),
+    [
+        ({"task": "finetune", "model": OVERFLOWING_MODEL}, "workload.model.params"),
+        (
+            {"task": "finetune", "model": {**LARGEST_MODEL, "layers": 100_001}},
+            "workload.model.layers",
+        ),
+        ({"task": "train", "model": "meta-llama-3-8b", "tokens": 1.1e18}, "workload.tokens"),
+    ],
+)
+def test_a_model_or_job_past_any_real_one_is_400_naming_the_field(
+    workload, field, loaded_catalog, cast
+):
+    response = cast.api("planner").post(PLANS, {**QUESTION, "workload": workload}, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+
+
+def test_the_largest_model_and_job_allowed_are_answered_in_finite_numbers(loaded_catalog, cast):
+    workload = {"task": "train", "model": LARGEST_MODEL, "tokens": 1e18, "seq_len": 10_000_000}
+    response = cast.api("planner").post(
+        PLANS, {**QUESTION, "workload": workload, "tpot_ms": 1e307}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    # Stored as JSON, which has no infinity or NaN.
+    json.dumps(Plan.objects.get().ranking, allow_nan=False)
 
 
 def test_a_question_without_a_workload_names_it(loaded_catalog, cast):
