@@ -4,8 +4,9 @@ precision, fabric and calibration, and a plan of the whole catalog asks a few hu
 
 The pass shares what the builds share and times together what they do not:
 - layouts and their memory depend on the cluster's shape and the precision, not on the card:
-  they are sized once per (count, precision) and every card of that shape is judged against
-  them at once (parallel.worth_timing over a row per card);
+  they are sized once for all the builds (layout_sets: each part of memory once per distinct
+  layout it reads) and every card of a shape is judged against them at once
+  (parallel.worth_timing over a row per card);
 - a layout's step is never shorter than its pipeline's stages without their sends, run
   micro-batches + bubble times (step.stage_time); a stage is layers x one layer's time with the
   tensor, context and expert traffic nothing hides, plus the head, and those depend only on the
@@ -21,9 +22,8 @@ The pass shares what the builds share and times together what they do not:
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,12 +31,9 @@ from planner.engine import comms
 from planner.engine.arrays import Floats
 from planner.engine.compute import Hardware, fp8_recipe, hardware
 from planner.engine.estimate import Estimate, estimate, training_answer
+from planner.engine.layout_sets import Group, Table, group_of, table_of
 from planner.engine.machine import Machine, links_of
-from planner.engine.memory import (
-    training_memory,
-    training_memory_precision,
-    usable_memory_bytes,
-)
+from planner.engine.memory import usable_memory_bytes
 from planner.engine.parallel import (
     LAYOUT_FIELDS,
     Ints,
@@ -45,11 +42,8 @@ from planner.engine.parallel import (
     candidate_layouts,
     worth_timing,
 )
-from planner.engine.shapes import expert_ranks, stage_layers
-from planner.engine.specs import (
-    EstimateRequest,
-    ModelSpec,
-)
+from planner.engine.shapes import expert_ranks
+from planner.engine.specs import EstimateRequest
 from planner.engine.step import (
     StepTime,
     expert_comm_s,
@@ -67,6 +61,7 @@ BOUND_SLACK = 1e-9
 # leaves about 10 % to time; 0.01 leaves 15 %).
 PROBE_SHARE = 0.1
 HARDWARE_FIELDS = ("gemm_peak", "gemm_eff", "other_peak", "other_eff", "bw", "attention_reference")
+STEP_FIELDS = tuple(f.name for f in dataclasses.fields(StepTime))
 LINK_FIELDS = ("up_bw", "up_lat", "fabric_bw", "fabric_lat", "per_node")
 
 
@@ -89,47 +84,6 @@ def _one(req: EstimateRequest) -> Estimate | None:
         return estimate(req, advise=False)
     except ValueError:
         return None
-
-
-@dataclass(frozen=True)
-class _Group:
-    """Builds of one cluster shape and precision: their layouts, sized once, and the distinct
-    (tokens, tp, cp, recompute, expert ranks) among them (`kinds`, with each layout's kind)."""
-
-    members: Ints  # indices of the requests
-    layouts: Layouts
-    memory: dict[str, Floats]
-    kinds: Ints  # a layout of each kind
-    kind_of: Ints  # each layout's kind
-    pace: tuple[Floats, Floats, Floats]  # _Table's rounds, last and most of its layouts
-
-
-@dataclass(frozen=True)
-class _Table:
-    """The layouts of all groups of one precision, end to end (`at`: where each group starts),
-    with what a step's bound reads of each (_step_bound)."""
-
-    fields: dict[str, Ints]
-    total: Floats  # bytes per device
-    rounds: Floats  # micro-batches plus the bubble's stage-times, per sequence of the batch
-    last: Floats  # layers on the last stage
-    most: Floats  # layers on the fullest stage
-    at: Ints
-
-    @staticmethod
-    def of(groups: Sequence[_Group]) -> _Table:
-        rounds, last, most = (np.concatenate([g.pace[i] for g in groups]) for i in range(3))
-        return _Table(
-            {
-                name: np.concatenate([getattr(g.layouts, name) for g in groups])
-                for name in LAYOUT_FIELDS
-            },
-            np.concatenate([g.memory["total"] for g in groups]),
-            rounds,
-            last,
-            most,
-            np.cumsum([0, *(len(g.layouts) for g in groups)])[:-1],
-        )
 
 
 def search_many(reqs: Sequence[EstimateRequest]) -> list[SearchResult | None]:
@@ -158,167 +112,144 @@ def search_many(reqs: Sequence[EstimateRequest]) -> list[SearchResult | None]:
         by_timing.setdefault((precision, recipe), []).append(members)
     found: list[SearchResult | None] = [None] * len(reqs)
     columns = _columns(reqs, machines)
-    sized: dict[tuple[int, str], dict[int, _Group]] = {}
     for shapes in by_timing.values():
         groups = []
-        # Largest servers first, so that smaller ones find their layouts sized.
-        for members in sorted(shapes, key=lambda m: -reqs[m[0]].per_node):
+        for members in shapes:
             rep = reqs[members[0]]
-            shape = (rep.count, training_memory_precision(rep.precision))
-            group = _group(reqs, members, sized.setdefault(shape, {}))
-            if group is not None:
-                groups.append(group)
+            layouts = candidate_layouts(rep)
+            if len(layouts):
+                groups.append(group_of(members, layouts, rep.model))
         if groups:
-            found_part = _search(reqs, machines, columns, groups)
-            for i, result in found_part.items():
+            for i, result in _search(reqs, machines, columns, groups).items():
                 found[i] = result
     return found
-
-
-def _group(
-    reqs: Sequence[EstimateRequest], members: list[int], sized: dict[int, _Group]
-) -> _Group | None:
-    """The builds `members`, of one cluster shape and precision. `sized` holds the groups of
-    the same count and training-memory precision sized so far, by server size: a smaller server's layouts are
-    the first of a larger one's (the search tries tensor parallelism in rising powers of two
-    up to the server's size, the rest alike), and so is their memory."""
-    rep = reqs[members[0]]
-    layouts = candidate_layouts(rep)
-    if len(layouts) == 0:
-        return None
-    memory = next(
-        (
-            {name: v[: len(layouts)] for name, v in g.memory.items()}
-            for g in sized.values()
-            if _starts_with(g.layouts, layouts)
-        ),
-        None,
-    ) or training_memory(rep, **layouts.kwargs())
-    kinds, kind_of, pace = _kinds(layouts, rep.model)
-    group = _Group(np.asarray(members, dtype=np.int64), layouts, memory, kinds, kind_of, pace)
-    sized[rep.per_node] = group
-    return group
-
-
-# Kinds of the layout sets parallel.candidate_layouts keeps (it caches them, so the same object
-# comes back for the same cluster shape): by the set's identity, the set held so the identity
-# stays its own, at most as many as that cache holds.
-_Kinds = tuple[Ints, Ints, tuple[Floats, Floats, Floats]]
-_KINDS: OrderedDict[tuple[int, int], tuple[Layouts, _Kinds]] = OrderedDict()
-_KINDS_HELD = 4096
-
-
-def _kinds(layouts: Layouts, model: ModelSpec) -> _Kinds:
-    """A layout of each kind (micro-batch, tensor, context and expert ranks, recompute: what one
-    layer's time depends on), each layout's kind, and how its pipeline paces (_Table)."""
-    key = (id(layouts), model.layers << 16 | model.experts)
-    held = _KINDS.get(key)
-    if held is not None and held[0] is layouts:
-        return held[1]
-    ranks = expert_ranks(model, layouts.dp, layouts.ep).astype(np.int64)
-    parts = (layouts.micro_batch, layouts.tp, layouts.cp, layouts.recompute_code, ranks)
-    if all(int(p.max()) < 1 << 12 for p in parts):
-        # Small positive integers: one code per layout sorts faster than rows of five.
-        code = np.zeros(len(layouts), dtype=np.int64)
-        for value in parts:
-            code = (code << 12) | value
-        _codes, kinds, kind_of = np.unique(code, return_index=True, return_inverse=True)
-    else:
-        _rows, kinds, kind_of = np.unique(
-            np.stack(parts), axis=1, return_index=True, return_inverse=True
-        )
-    pp, vp = layouts.pp.astype(float), layouts.vp.astype(float)
-    batch = layouts.global_batch.astype(float)
-    micro_batches = np.maximum(np.floor(batch / np.maximum(layouts.dp * layouts.micro_batch, 1)), 1)
-    stages = stage_layers(model.layers, pp)
-    pace = ((micro_batches + (pp - 1) / vp) / batch, stages.last, stages.most)
-    derived = (kinds, kind_of.ravel(), pace)
-    _KINDS[key] = (layouts, derived)
-    if len(_KINDS) > _KINDS_HELD:
-        _KINDS.popitem(last=False)
-    return derived
-
-
-def _starts_with(whole: Layouts, part: Layouts) -> bool:
-    n = len(part)
-    return n <= len(whole) and all(
-        np.array_equal(getattr(whole, name)[:n], getattr(part, name))
-        for name in (*LAYOUT_FIELDS, "largest")
-    )
 
 
 def _search(
     reqs: Sequence[EstimateRequest],
     machines: Sequence[Machine | None],
     columns: dict[str, Floats],
-    groups: list[_Group],
+    groups: list[Group],
 ) -> dict[int, SearchResult]:
     """Size, bound, time and choose for the groups of one precision and FP8 recipe."""
     req = reqs[int(groups[0].members[0])]
     operand_bytes = next(m for m in machines if m is not None).hw.operand_bytes
-    layouts = _Table.of(groups)
-    # The layouts worth timing of every build (parallel.worth_timing), as rows: the build, the
-    # layout in `layouts`, and the row of the layer table with its kind of layout.
-    builds, rows, kinds, table, offset = [], [], [], [], 0
+    table = table_of(groups, req.model)
+    counts = [reqs[int(g.members[0])].count for g in groups]
+    memory = table.memory(req, np.repeat(counts, [len(g.layouts) for g in groups]))
+    rows = _rows(groups, table, memory["total"], columns["capacity"])
+    per_layer, head = _layer_table(req, columns, operand_bytes, groups, rows.table)
+    bound = _step_bound(table, rows.row, per_layer[rows.kind], head[rows.kind])
+    build, row, step = _timed(req, columns, operand_bytes, table, rows, bound)
+    # Fastest per sequence; among equals, the one that leaves the most memory free.
+    chosen = np.lexsort(
+        (memory["total"][row], step.step_s / table.fields["global_batch"][row], build)
+    )
+    firsts = chosen[np.r_[True, build[chosen][1:] != build[chosen][:-1]]]
+    # Each build's chosen layout as a search of one, its memory and step as numbers (what
+    # SearchResult.pick and the answer read fastest).
+    steps = [getattr(step, name)[firsts].tolist() for name in STEP_FIELDS]
+    chosen = row[firsts]
+    block = np.stack([table.fields[name][chosen] for name in LAYOUT_FIELDS]).T[:, :, None]
+    sizes = {name: v[chosen].tolist() for name, v in memory.items()}
+    group = (np.searchsorted(table.at, chosen, side="right") - 1).tolist()
+    fits = (memory["total"][chosen] <= columns["capacity"][build[firsts]]).tolist()
+    one = np.zeros(1, dtype=np.int64)
+    out: dict[int, SearchResult] = {}
+    for j, i in enumerate(build[firsts].tolist()):
+        out[i] = SearchResult(
+            layouts=Layouts(**dict(zip(LAYOUT_FIELDS, block[j], strict=True)), largest=one),
+            memory={name: v[j] for name, v in sizes.items()},
+            step=StepTime(*(s[j] for s in steps)),
+            fits=np.array([fits[j]]),
+            best=0,
+            evaluated=len(groups[group[j]].layouts),
+            feasible=rows.feasible[i],
+        )
+    return out
+
+
+class _Rows(NamedTuple):
+    """The layouts worth timing of every build (parallel.worth_timing), as rows: the build, the
+    layout in the table, and the row of the layer table with its kind of layout; the layer
+    table's rows (_layer_table) and each build's layouts that fit."""
+
+    build: Ints
+    row: Ints
+    kind: Ints
+    table: list[tuple[Ints, Ints, int]]
+    feasible: dict[int, int]
+
+
+def _rows(groups: Sequence[Group], table: Table, total: Floats, capacity: Floats) -> _Rows:
+    builds, rows, kinds, layer_table, offset = [], [], [], [], 0
     feasible: dict[int, int] = {}
     for g, group in enumerate(groups):
-        total = group.memory["total"]
-        capacity = columns["capacity"][group.members][:, None]
-        fits, timed = worth_timing(total, capacity, group.layouts.largest)
+        start = int(table.at[g])
+        fits, timed = worth_timing(
+            total[start : start + len(group.layouts)],
+            capacity[group.members][:, None],
+            group.layouts.largest,
+        )
         feasible.update(zip(group.members.tolist(), fits.sum(axis=1).tolist(), strict=True))
         local, layout = np.nonzero(timed)
         n_kinds = len(group.kinds)
         builds.append(group.members[local])
-        rows.append(layouts.at[g] + layout)
+        rows.append(start + layout)
         kinds.append(offset + local * n_kinds + group.kind_of[layout])
-        table.append(
+        layer_table.append(
             (np.repeat(group.members, n_kinds), np.tile(group.kinds, len(group.members)), g)
         )
         offset += len(group.members) * n_kinds
     build, row, kind = (np.concatenate(x) for x in (builds, rows, kinds))
-    per_layer, head = _layer_table(req, columns, operand_bytes, groups, table)
-    bound = _step_bound(layouts, row, per_layer[kind], head[kind])
+    return _Rows(build, row, kind, layer_table, feasible)
+
+
+def _timed(
+    req: EstimateRequest,
+    columns: dict[str, Floats],
+    operand_bytes: float,
+    table: Table,
+    rows: _Rows,
+    bound: Floats,
+) -> tuple[Ints, Ints, StepTime]:
+    """The rows that could be chosen (build, layout) and their steps, timed in full."""
+    build, row = rows.build, rows.row
     # What each build reaches for sure: the best of its rows whose bound is within
     # PROBE_SHARE of its least bound, timed in full (the bound is within a few per cent of the
     # step for most layouts, so the best is usually among them).
     new_build = np.r_[True, build[1:] != build[:-1]]
     least = np.minimum.reduceat(bound, np.flatnonzero(new_build))
     probe = np.flatnonzero(bound <= least[np.cumsum(new_build) - 1] * (1 + PROBE_SHARE))
-    reach = np.full(len(reqs), np.inf)
-    probed = _step(req, columns, operand_bytes, layouts, build[probe], row[probe])
-    np.minimum.at(reach, build[probe], probed.step_s / layouts.fields["global_batch"][row[probe]])
-    keep = np.flatnonzero(bound <= reach[build] * (1 + BOUND_SLACK))
-    build, row = build[keep], row[keep]
-    step = _step(req, columns, operand_bytes, layouts, build, row)
-    # Fastest per sequence; among equals, the one that leaves the most memory free.
-    chosen = np.lexsort(
-        (layouts.total[row], step.step_s / layouts.fields["global_batch"][row], build)
+    reach = np.full(len(columns["capacity"]), np.inf)
+    probed = _step(req, columns, operand_bytes, table, build[probe], row[probe])
+    np.minimum.at(reach, build[probe], probed.step_s / table.fields["global_batch"][row[probe]])
+    keep = bound <= reach[build] * (1 + BOUND_SLACK)
+    # The probed rows kept are timed already; the other rows kept are timed now.
+    kept_probes = np.flatnonzero(keep[probe])
+    keep[probe] = False
+    rest = np.flatnonzero(keep)
+    step = _joined(
+        probed, kept_probes, _step(req, columns, operand_bytes, table, build[rest], row[rest])
     )
-    firsts = chosen[np.r_[True, build[chosen][1:] != build[chosen][:-1]]]
-    # Each build's chosen layout as a search of one, its memory and step as numbers (what
-    # SearchResult.pick and the answer read fastest).
-    steps = [getattr(step, f.name)[firsts].tolist() for f in dataclasses.fields(step)]
-    chosen = row[firsts]
-    block = np.stack([layouts.fields[name][chosen] for name in LAYOUT_FIELDS])
-    group_of = (np.searchsorted(layouts.at, chosen, side="right") - 1).tolist()
-    local = (chosen - layouts.at[group_of]).tolist()
-    fits = (layouts.total[chosen] <= columns["capacity"][build[firsts]]).tolist()
-    one = np.zeros(1, dtype=np.int64)
-    out: dict[int, SearchResult] = {}
-    for j, i in enumerate(build[firsts].tolist()):
-        group = groups[group_of[j]]
-        out[i] = SearchResult(
-            layouts=Layouts(
-                **dict(zip(LAYOUT_FIELDS, block[:, j : j + 1], strict=True)), largest=one
-            ),
-            memory={name: float(v[local[j]]) for name, v in group.memory.items()},
-            step=StepTime(*(s[j] for s in steps)),
-            fits=np.array([fits[j]]),
-            best=0,
-            evaluated=len(group.layouts),
-            feasible=feasible[i],
+    kept = np.concatenate([probe[kept_probes], rest])
+    return build[kept], row[kept], step
+
+
+def _joined(first: StepTime, rows: Ints, second: StepTime) -> StepTime:
+    """The rows `rows` of `first`, then every row of `second`."""
+    n_first, n_second = len(first.step_s), len(second.step_s)
+    return StepTime(
+        *(
+            np.concatenate(
+                [
+                    np.broadcast_to(getattr(first, name), n_first)[rows],
+                    np.broadcast_to(getattr(second, name), n_second),
+                ]
+            )
+            for name in STEP_FIELDS
         )
-    return out
+    )
 
 
 def _columns(
@@ -348,7 +279,7 @@ def _layer_table(
     req: EstimateRequest,
     columns: dict[str, Floats],
     operand_bytes: float,
-    groups: Sequence[_Group],
+    groups: Sequence[Group],
     table: list[tuple[Ints, Ints, int]],
 ) -> tuple[Floats, Floats]:
     """For each build of each group and each kind of layout among the group's (see _Group), in
@@ -374,7 +305,7 @@ def _layer_table(
     return layer.total.total + scale_up + expert, head.total
 
 
-def _step_bound(layouts: _Table, row: Ints, per_layer: Floats, head: Floats) -> Floats:
+def _step_bound(layouts: Table, row: Ints, per_layer: Floats, head: Floats) -> Floats:
     """A floor under each row's step time per sequence: the pipeline's stages without their
     sends (step.stage_time: the slower of a full stage and the last one with the head), run
     micro-batches + bubble times."""
@@ -387,7 +318,7 @@ def _step(
     req: EstimateRequest,
     columns: dict[str, Floats],
     operand_bytes: float,
-    layouts: _Table,
+    layouts: Table,
     build: Ints,
     row: Ints,
 ) -> StepTime:

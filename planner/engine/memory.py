@@ -7,18 +7,18 @@ search can size thousands of layouts at once; scalars work too. Everything is in
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from planner.engine.arrays import Floats, floats, maximum, minimum, values, where, zeros_like
-from planner.engine.batch import sequences_per_step
+from planner.engine.activations import training_activations
+from planner.engine.arrays import Floats, floats, maximum, values, where, zeros_like
 from planner.engine.shapes import (
     kv_cache_bytes,
     param_split,
     params_on_busiest_device,
-    stage_layers,
     trainable_on_device,
 )
 from planner.engine.specs import (
@@ -26,7 +26,6 @@ from planner.engine.specs import (
     GIB,
     AcceleratorSpec,
     EstimateRequest,
-    ModelSpec,
     Recompute,
 )
 from planner.engine.stack import stack_of
@@ -56,12 +55,6 @@ AUTOCAST_COPY_BYTES = 2.0
 # Float8Tensor with its transpose, or MXFP8's row- and column-wise data; the E8M0 block scales,
 # one byte per 32 weights, are left out).
 FP8_WEIGHT_COPY_BYTES = 2.0
-# Hugging Face's training-forward KV cache copies each layer's keys, made fp32 by the rotary
-# embedding's fp32 tables (the residual stream is fp32 under autocast with fp32 parameters),
-# and its values, bf16 out of the projection: 4 + 2 bytes per key-value element. The H200
-# rows with the cache (HT4-HT7) hold 0.70 GiB per 2,048-token sequence of the 1.5B more than
-# those without (HT14-HT16); this count gives 0.61.
-TRAINING_KV_CACHE_BYTES = 4.0 + 2.0
 DEEPSPEED_BUCKET_ELEMENTS = 5e8
 
 # Adam keeps two fp32 moments (8 bytes); an fp32 master copy adds 4. bitsandbytes' 8-bit Adam
@@ -110,52 +103,6 @@ def rounded_gib(x: Bytes | np.floating) -> float:
     return round(float(x) / GIB, 3)
 
 
-def activation_bytes_per_layer(
-    model: ModelSpec,
-    *,
-    seq_len: npt.ArrayLike,
-    micro_batch: npt.ArrayLike,
-    tp: npt.ArrayLike,
-    cp: npt.ArrayLike,
-    recompute_code: npt.ArrayLike,
-    attention: str,
-    fp8: bool = False,
-) -> Floats:
-    """Activations one layer keeps for backward, for one micro-batch (Korthikanti et al. 2022,
-    section 4, generalised to GQA and gated MLPs; 2-byte activations, sequence parallelism on
-    whenever tp > 1, so every term divides by tp). Under FP8 (`fp8`) Transformer Engine saves
-    the four linear maps' inputs as the FP8 tensors their GEMMs read, one byte each."""
-    s = floats(seq_len) / floats(cp)
-    b = floats(micro_batch)
-    t = floats(tp)
-    h, f, a = model.hidden, model.ffn, model.heads
-    sbh = s * b * h
-    materialized = attention == "materialized"
-    # Attention block: QKV input 2sbh, Q 2sbh, K and V 2sb*kv_dim each, output-projection input
-    # 2sbh, plus a dropout mask sbh in the Megatron-era recipe that still used dropout.
-    attn = 6 * sbh + 4 * s * b * model.kv_dim + (sbh if materialized else 0)
-    # Scores: softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b. FlashAttention
-    # keeps only a log-sum-exp per row (4 bytes).
-    scores = 5 * a * s * s * b if materialized else 4 * a * s * b
-    # MLP: input 2sbh, inputs to the activation (gate and up for SwiGLU) and to the down
-    # projection, and a dropout mask sbh.
-    up_outputs = 2 if model.gated_mlp else 1
-    experts = model.active_experts if model.experts > 1 else 1
-    mlp = 2 * sbh + experts * (2 * up_outputs + 2) * s * b * f + (sbh if materialized else 0)
-    norms = 4 * sbh
-    if fp8:
-        # QKV, output-projection and MLP inputs (sbh each) and the down projection's input.
-        attn = attn - 2 * sbh
-        mlp = mlp - sbh - experts * s * b * f
-    # LoRA and QLoRA: see frozen_input_bytes_per_layer for what a frozen map need not keep.
-    full_layer = (attn + scores + mlp + norms) / t
-    rc = values(recompute_code)
-    selective = full_layer - where(materialized, scores / t, 0.0)
-    checkpoint_only = 2 * sbh / t  # full recompute keeps just each layer's input
-    per_layer: Floats = where(rc == 0, full_layer, where(rc == 1, selective, checkpoint_only))
-    return per_layer
-
-
 def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> tuple[Floats, Floats]:
     """Buffers sharded data parallelism keeps beside the states, per device: (for weights, for
     gradients).
@@ -176,35 +123,6 @@ def sharding_buffers(req: EstimateRequest, *, tp: Floats, zero: Floats) -> tuple
     gathered: Floats = where(zero >= 3, 2 * layer * gather_bytes, where(zero >= 1, bucket, 0.0))
     reducing: Floats = where(zero >= 3, 2 * layer * BYTES["fp32"], where(zero >= 1, bucket, 0.0))
     return gathered, reducing
-
-
-def frozen_input_bytes_per_layer(
-    req: EstimateRequest, *, seq_len: npt.ArrayLike, micro_batch: npt.ArrayLike
-) -> Floats:
-    """LoRA and QLoRA, per layer and micro-batch (2-byte values, before tensor parallelism):
-    the activations the layer keeps no more, less what its adapters add.
-
-    A frozen map needs no weight gradient, so its input is saved only where an adapter reads
-    it (the gradient of A is its input times the gradient of A's output); passing gradients
-    back to earlier layers needs the weights, not the inputs. The inputs of the QKV, output,
-    gate/up and down projections are Korthikanti et al.'s 2sbh, 2sbh, 2sbh and 2sbf (times
-    the routed experts a token visits). Each adapter keeps its rank-wide middle, 2sbr."""
-    m = req.model
-    sb = floats(seq_len) * floats(micro_batch)
-    experts = m.active_experts if m.experts > 1 else 1
-    targets = set(req.lora_targets)
-    dropped = 0.0
-    if not targets & {"q", "k", "v"}:
-        dropped += 2 * m.hidden
-    if "o" not in targets:
-        dropped += 2 * m.q_dim
-    if not targets & {"gate", "up"}:
-        dropped += 2 * m.hidden
-    if "down" not in targets:
-        dropped += 2 * experts * m.ffn
-    added = 2 * req.lora_rank * len(targets)
-    out: Floats = sb * (dropped - added)
-    return out
 
 
 def _training_weights(
@@ -255,76 +173,6 @@ def fp8_weight_copy_bytes(
     return copies
 
 
-def _training_activations(
-    req: EstimateRequest,
-    *,
-    tp: Floats,
-    pp: Floats,
-    dp: Floats,
-    cp: Floats,
-    vp: Floats,
-    mb: Floats,
-    rc: Floats,
-    global_batch: Floats,
-) -> Floats:
-    """Activations held for backward on the first pipeline stage, plus the loss's logits."""
-    model = req.model
-    # The activation formulas count 2-byte values; fp32 training stores 4. Eager and compiled
-    # stacks save more or fewer of them (planner.engine.stack.Kernels.activation_factor).
-    act_scale = 2.0 if req.precision in ("fp32", "tf32") else 1.0
-    act_scale *= stack_of(req).kernels.activation_factor
-
-    def per_layer_bytes(recompute_code: npt.ArrayLike) -> Floats:
-        return act_scale * activation_bytes_per_layer(
-            model,
-            seq_len=req.seq_len,
-            micro_batch=mb,
-            tp=tp,
-            cp=cp,
-            recompute_code=recompute_code,
-            attention=req.attention,
-            fp8=req.precision == "fp8",
-        )
-
-    per_layer = per_layer_bytes(rc)
-    if req.method != "full":
-        frozen = act_scale * frozen_input_bytes_per_layer(
-            req, seq_len=req.seq_len / cp, micro_batch=mb
-        )
-        per_layer = per_layer - where(rc == 2, 0.0, frozen / tp)
-    micro_batches = maximum(global_batch // maximum(dp * mb, 1), 1)
-    # 1F1B: the first stage holds `pp` micro-batches in flight (fewer if the step has fewer);
-    # interleaving adds (pp-1)/(pp*vp) of a stage (Narayanan et al. 2021, section 2.2.2).
-    in_flight = minimum(pp, micro_batches) * where(vp > 1, 1 + (pp - 1) / (pp * vp), 1.0)
-    # The first stage holds the most micro-batches in flight (and one layer fewer where the
-    # layers leave room, see stage_layers).
-    activations = per_layer * stage_layers(model.layers, pp).first * in_flight
-    # Full recompute rebuilds one layer's activations at a time during backward.
-    rebuilt = per_layer_bytes(0)
-    # Logits for the loss, vocabulary split by tp: bf16 logits and their fp32 softmax copy in
-    # fused stacks, more in eager ones (planner.engine.stack.Kernels.logit_bytes).
-    tokens = req.seq_len / cp * mb
-    logits: Floats = tokens * model.vocab / tp * stack_of(req).kernels.logit_bytes
-    # Hugging Face's training forward keeps its KV cache until the loss is taken; gradient
-    # checkpointing turns it off (transformers' GradientCheckpointingLayer).
-    if stack_of(req).training_kv_cache:
-        cache = (
-            stage_layers(model.layers, pp).first
-            * req.seq_len
-            / cp
-            * mb
-            * model.kv_dim
-            / minimum(tp, model.kv_heads)
-            * TRAINING_KV_CACHE_BYTES
-        )
-        activations = activations + where(rc == 2, 0.0, cache)
-    # Without recompute the logits come on top of every layer's activations. Under full
-    # recompute the loss's buffers are freed before the first layer is rebuilt, so the peak
-    # is the larger of the two on top of the checkpoints.
-    held: Floats = activations + where(rc == 2, maximum(rebuilt, logits), logits)
-    return held
-
-
 def training_memory(
     req: EstimateRequest,
     *,
@@ -341,11 +189,45 @@ def training_memory(
 ) -> dict[str, Floats]:
     """Bytes per device for training or fine-tuning, by component, for arrays of layouts
     (`global_batch`, sequences per step, and `ep`, expert-parallel ranks, per layout when the
-    search chooses them; None: the question's)."""
-    e = req.fixed_ep if ep is None else ep
+    search chooses them; None: the question's): training_total of the layouts' states and
+    activations."""
     t, p, d, c, v, mb, zero, rc = (
         values(x) for x in (tp, pp, dp, cp, vp, micro_batch, zero_stage, recompute_code)
     )
+    states = training_states(req, tp=t, pp=p, dp=d, ep=ep, zero_stage=zero)
+    activations = training_activations(
+        req,
+        tp=t,
+        pp=p,
+        dp=d,
+        cp=c,
+        vp=v,
+        micro_batch=mb,
+        recompute_code=rc,
+        global_batch=global_batch,
+    )
+    return training_total(req, states, activations)
+
+
+# The layout fields the states read (training_states): a layout's sharding, whatever its batch
+# (activations.ACTIVATION_FIELDS are what the activations read).
+STATE_FIELDS = ("tp", "pp", "dp", "ep", "zero_stage")
+
+
+def training_states(
+    req: EstimateRequest,
+    *,
+    tp: Floats,
+    pp: Floats,
+    dp: Floats,
+    ep: npt.ArrayLike | None,
+    zero_stage: Floats,
+) -> dict[str, Floats]:
+    """Weights, gradients and optimizer states per device, with the buffers sharded data
+    parallelism keeps beside them, and the autocast copies of the weights (`autocast`, which
+    count with the activations): what a layout's sharding sets, whatever its batch."""
+    e = req.fixed_ep if ep is None else ep
+    t, p, d, zero = tp, pp, dp, zero_stage
     weight_bytes = training_weight_bytes(req.precision, req.param_dtype)
     weights = _training_weights(req, tp=t, pp=p, dp=d, ep=e, zero=zero, weight_bytes=weight_bytes)
     trainable = trainable_on_device(req, tp=t, pp=p, dp=d, ep=e)
@@ -354,17 +236,13 @@ def training_memory(
     gradients = trainable * BYTES["fp32"] / where(zero >= 2, d, 1)
     master = master_weight_bytes(req.master_weights, weight_bytes)
     optimizer = trainable * (OPTIMIZER_STATE_BYTES[req.optimizer] + master) / where(zero >= 1, d, 1)
-    batch = sequences_per_step(global_batch, req.global_batch)
-    activations = _training_activations(
-        req, tp=t, pp=p, dp=d, cp=c, vp=v, mb=mb, rc=rc, global_batch=batch
-    )
-    stack = stack_of(req)
+    autocast = zeros_like(weights)
     if req.method == "full" and req.param_dtype == "fp32" and req.precision in ("bf16", "fp16"):
         # Autocast's 16-bit copies of the weights the GEMMs use (all but the input embedding),
         # saved for backward as activations are. Sharded (ZeRO-3, FSDP) stacks gather 16-bit
         # weights instead (FSDP's MixedPrecisionPolicy, torchtitan's default): no copies.
         embedding = param_split(req.model).embedding_one / t
-        activations = activations + where(
+        autocast = where(
             zero >= 3,
             0.0,
             maximum(params_on_busiest_device(req.model, t, p, d, e) - embedding, 0)
@@ -372,8 +250,27 @@ def training_memory(
         )
     # Gathered weights count with the weights, gradient buffers with the gradients.
     gathered, grad_buffers = sharding_buffers(req, tp=t, zero=zero)
-    weights = weights + gathered
-    gradients = gradients + grad_buffers
+    return {
+        "weights": weights + gathered,
+        "gradients": gradients + grad_buffers,
+        "optimizer": optimizer,
+        "autocast": autocast,
+    }
+
+
+def training_total(
+    req: EstimateRequest,
+    states: Mapping[str, Floats],
+    activations: Floats,
+    *,
+    count: npt.ArrayLike | None = None,
+) -> dict[str, Floats]:
+    """A layout's memory by component from its states (training_states) and activations
+    (training_activations), with what the stack frees between steps and keeps in reserve
+    (`count`: the devices of each layout's cluster, if not the question's)."""
+    weights, gradients, optimizer = states["weights"], states["gradients"], states["optimizer"]
+    activations = activations + states["autocast"]
+    stack = stack_of(req)
     if not stack.gradients_between_steps:
         # Gradients freed after each step come back only as backward frees the activations:
         # the peak is the end of forward (activations, no gradients) or the end of backward
@@ -383,7 +280,8 @@ def training_memory(
         gradients = where(forward_peak, 0.0, gradients)
     subtotal = weights + gradients + optimizer + activations
     reserve = stack.allocator_reserve
-    overhead = CONTEXT_BYTES + (NCCL_BYTES if req.count > 1 else 0.0) + reserve * subtotal
+    devices = req.count if count is None else values(count)
+    overhead = CONTEXT_BYTES + where(devices > 1, NCCL_BYTES, 0.0) + reserve * subtotal
     return {
         "weights": weights,
         "gradients": gradients,

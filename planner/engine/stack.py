@@ -48,7 +48,7 @@ class Kernels:
     # gradient (transformers' ForCausalLMLoss calls logits.float() then cross_entropy).
     logit_bytes: float
     # Activations kept for backward, as a multiple of Korthikanti et al.'s count (memory.
-    # activation_bytes_per_layer). Eager PyTorch saves the fp32 upcasts of RMSNorm and the
+    # activations.activation_bytes_per_layer). Eager PyTorch saves the fp32 upcasts of RMSNorm and the
     # rotary and SwiGLU intermediates separately; Inductor's min-cut partitioner recomputes
     # pointwise ops in backward instead of saving them (Ansel et al. 2024, PyTorch 2, section
     # 4.2).

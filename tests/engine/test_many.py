@@ -5,12 +5,14 @@ the same answer in Python numbers (parallel.evaluate's one-layout path) as in ar
 
 import dataclasses
 
+import numpy as np
 import pytest
 
-from planner.engine import many, parallel
+from planner.engine import layout_sets, many, parallel
 from planner.engine.estimate import estimate
 from planner.engine.facility import ServerFacilitySpec
 from planner.engine.many import estimate_many
+from planner.engine.memory import training_memory
 from planner.engine.recommend import AcceleratorOption, PlanQuestion, ServerOption, recommend
 from planner.engine.recommend import builds as plan_builds
 from planner.engine.specs import AcceleratorSpec
@@ -92,6 +94,31 @@ def test_every_validation_row_gets_its_own_answer_in_a_pass_beside_other_builds(
     cards = (H100, A100) if req.precision != "fp8" else (H100, B200)
     builds = siblings(workload, cards)
     assert together(workload, builds) == one_by_one(workload, builds), row
+
+
+@pytest.mark.parametrize(("row", "req"), TRAINING_ROWS, ids=[r for r, _ in TRAINING_ROWS])
+def test_memory_sized_once_per_distinct_part_is_the_layouts_memory_to_the_bit(row, req):
+    # The batch left to the search too, so layouts of one shape differ in micro-batches; the
+    # row's cluster beside one twice its size and one device, so parts are shared across
+    # cluster sizes (and one has no collective buffers).
+    workload = dataclasses.replace(searched(req), global_batch=None)
+    clusters = [
+        dataclasses.replace(workload, count=count, per_node=min(workload.per_node, count))
+        for count in (workload.count, 2 * workload.count, 1)
+    ]
+    clusters = [c for c in clusters if len(parallel.candidate_layouts(c))]
+    groups = [
+        layout_sets.group_of([0], parallel.candidate_layouts(c), workload.model) for c in clusters
+    ]
+    table = layout_sets.table_of(groups, workload.model)
+    sizes = [len(g.layouts) for g in groups]
+    parts = table.memory(workload, np.repeat([c.count for c in clusters], sizes))
+    for cluster, group, start, size in zip(clusters, groups, table.at, sizes, strict=True):
+        whole = training_memory(cluster, **group.layouts.kwargs())
+        assert parts.keys() == whole.keys()
+        for name, value in whole.items():
+            got = np.broadcast_to(parts[name], sum(sizes))[start : start + size]
+            assert np.array_equal(got, value), (row, cluster.count, name)
 
 
 def test_a_pass_over_precisions_recipes_and_calibrations_matches_one_by_one():

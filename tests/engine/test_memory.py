@@ -2,10 +2,10 @@ import dataclasses
 
 import pytest
 
+from planner.engine.activations import activation_bytes_per_layer
 from planner.engine.estimate import estimate
 from planner.engine.memory import (
     CUDA_VISIBLE_SHARE,
-    activation_bytes_per_layer,
     sharding_buffers,
     training_memory,
     training_memory_precision,
