@@ -56,6 +56,18 @@ class StageLayers:
 
 
 def stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
+    """_stage_layers; one layout's answer is kept (a fixed-layout estimate asks five times)."""
+    if type(pp) in (int, float):
+        return _one_layout_stages(layers, float(pp))  # type: ignore[arg-type]
+    return _stage_layers(layers, pp)
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_layout_stages(layers: int, pp: float) -> StageLayers:
+    return _stage_layers(layers, pp)
+
+
+def _stage_layers(layers: int, pp: npt.ArrayLike) -> StageLayers:
     """How `layers` spread over `pp` stages. Every stage has room for ceil(layers / pp); where
     that leaves two or more places empty, the first and the last stage each hold one layer
     fewer, their place going to the embedding and to the output head with the loss (Llama 3
@@ -95,6 +107,28 @@ def params_on_busiest_device(
     last (with an untied output head) or a full one in between (see stage_layers), whose
     layers are split by tensor parallelism and routed experts by expert parallelism (`ep`, or
     up to the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
+    if all(type(x) in (int, float) for x in (tp, pp, dp)) and (
+        ep is None or type(ep) in (int, float)
+    ):
+        # One layout's figure, kept: a fixed-layout estimate asks for it three times.
+        return _one_layout_params(model, tp, pp, dp, ep)  # type: ignore[arg-type]
+    return _params_on_busiest_device(model, tp, pp, dp, ep)
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_layout_params(
+    model: ModelSpec, tp: float, pp: float, dp: float, ep: float | None
+) -> npt.NDArray[np.float64]:
+    return _params_on_busiest_device(model, tp, pp, dp, ep)
+
+
+def _params_on_busiest_device(
+    model: ModelSpec,
+    tp: npt.ArrayLike,
+    pp: npt.ArrayLike,
+    dp: npt.ArrayLike,
+    ep: npt.ArrayLike | None,
+) -> npt.NDArray[np.float64]:
     split = param_split(model)
     t, p, d = (floats(x) for x in (tp, pp, dp))
     ranks = expert_ranks(model, d, ep)
