@@ -107,28 +107,15 @@ def params_on_busiest_device(
     last (with an untied output head) or a full one in between (see stage_layers), whose
     layers are split by tensor parallelism and routed experts by expert parallelism (`ep`, or
     up to the data-parallel degree, as Megatron and DeepSpeed-MoE lay them out)."""
-    if all(type(x) in (int, float) for x in (tp, pp, dp)) and (
+    one = all(type(x) in (int, float) for x in (tp, pp, dp)) and (
         ep is None or type(ep) in (int, float)
-    ):
-        # One layout's figure, kept: a fixed-layout estimate asks for it three times.
-        return _one_layout_params(model, tp, pp, dp, ep)  # type: ignore[arg-type]
-    return _params_on_busiest_device(model, tp, pp, dp, ep)
-
-
-@functools.lru_cache(maxsize=1024)
-def _one_layout_params(
-    model: ModelSpec, tp: float, pp: float, dp: float, ep: float | None
-) -> npt.NDArray[np.float64]:
-    return _params_on_busiest_device(model, tp, pp, dp, ep)
-
-
-def _params_on_busiest_device(
-    model: ModelSpec,
-    tp: npt.ArrayLike,
-    pp: npt.ArrayLike,
-    dp: npt.ArrayLike,
-    ep: npt.ArrayLike | None,
-) -> npt.NDArray[np.float64]:
+    )
+    if one:
+        # One layout's figure is kept: a fixed-layout estimate asks for it three times.
+        key = (model, tp, pp, dp, ep)
+        held = _ONE_LAYOUT_PARAMS.get(key)
+        if held is not None:
+            return held
     split = param_split(model)
     t, p, d = (floats(x) for x in (tp, pp, dp))
     ranks = expert_ranks(model, d, ep)
@@ -144,7 +131,15 @@ def _params_on_busiest_device(
     busiest: npt.NDArray[np.float64] = (
         where(p > 1, staged, layer * model.layers + split.embedding_total) / t
     )
+    if one:
+        if len(_ONE_LAYOUT_PARAMS) >= _ONE_LAYOUTS_HELD:
+            _ONE_LAYOUT_PARAMS.clear()
+        _ONE_LAYOUT_PARAMS[key] = busiest
     return busiest
+
+
+_ONE_LAYOUTS_HELD = 1024
+_ONE_LAYOUT_PARAMS: dict[tuple[ModelSpec, object, object, object, object], Floats] = {}
 
 
 def lora_target_shapes(model: ModelSpec) -> dict[str, tuple[int, int, float]]:

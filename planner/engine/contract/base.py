@@ -139,6 +139,9 @@ MAX_PARAMS = 1e15
 MAX_LAYERS = 100_000
 MAX_WIDTH = 10_000_000
 MAX_HEADS = 1_000_000
+# Tokens a job may process: ten thousand times the largest published pre-training run (about
+# 4e13), bounded for the same reason.
+MAX_TOKENS = 1e18
 
 # The bounds most fields share, named once.
 Count = Annotated[int, whole(ge=1)]  # a degree, a batch, a length, a layer count

@@ -16,7 +16,16 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from planner.engine.batch import batch_range, candidate_batches
-from planner.engine.contract.base import Count, Flag, Question, RequestError, number, problem, whole
+from planner.engine.contract.base import (
+    MAX_TOKENS,
+    Count,
+    Flag,
+    Question,
+    RequestError,
+    number,
+    problem,
+    whole,
+)
 from planner.engine.contract.items import AcceleratorRef, FabricRef, ModelRef
 from planner.engine.contract.job_parts import (
     Attention,
@@ -58,9 +67,6 @@ INFERENCE_GLOBAL_BATCH = 1
 TOKENS_PER_PARAM = 20
 DEFAULT_FINETUNE_TOKENS = 1e8
 MAX_COUNT = 1_000_000
-# Ten thousand times the largest published pre-training run (about 4e13 tokens): a bound that
-# keeps every sum of the answer a finite number.
-MAX_TOKENS = 1e18
 
 
 def _profile_id(value: Any) -> Any:
