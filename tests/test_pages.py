@@ -261,8 +261,9 @@ def english_sentences() -> list[re.Pattern[str]]:
     SENTENCE_CHARS or more, its figures anything."""
     patterns = []
     for template in TEMPLATES.values():
-        runs = [r for r in re.split(r"{[^}]*}", template) if len(r.strip()) >= SENTENCE_CHARS]
-        patterns.extend(re.compile(re.escape(r.strip())) for r in runs)
+        for form in {template, getattr(template, "one", template)}:  # a plural's two forms
+            runs = [r for r in re.split(r"{[^}]*}", form) if len(r.strip()) >= SENTENCE_CHARS]
+            patterns.extend(re.compile(re.escape(r.strip())) for r in runs)
     return patterns
 
 

@@ -9,6 +9,24 @@ otherwise with commas."""
 
 from django.utils.translation import gettext_noop as _
 
+
+class Plural(str):
+    """A template said in the plural (the string itself) and in the singular (`one`), the form
+    picked by the figure `count` as the language counts (ngettext: English has two forms,
+    Chinese one)."""
+
+    one: str
+    count: str
+
+
+def plural(one: str, other: str, count: str) -> Plural:
+    """A template with a singular form; `make messages` extracts both as one plural entry
+    (planner/management/commands/makemessages.py marks `plural` as a keyword)."""
+    template = Plural(other)
+    template.one, template.count = one, count
+    return template
+
+
 TEMPLATES: dict[str, str] = {
     # Estimate: the eta factors' explanations.
     "eta_mem.training": _(
@@ -26,9 +44,11 @@ TEMPLATES: dict[str, str] = {
         "Tensor-parallel collectives on the scale-up link and exposed data-parallel, pipeline and "
         "expert traffic take {percent:.0f} % of the step."
     ),
-    "eta_interconnect.decode": _(
+    "eta_interconnect.decode": plural(
         # xgettext:no-python-format
-        "Two all-reduces per layer across {devices} devices take {percent:.0f} % of a decode step."
+        "Two all-reduces per layer across {devices} device take {percent:.0f} % of a decode step.",
+        "Two all-reduces per layer across {devices} devices take {percent:.0f} % of a decode step.",
+        "devices",
     ),
     "eta_sched.training": _(
         # xgettext:no-python-format
@@ -53,10 +73,14 @@ TEMPLATES: dict[str, str] = {
         "{param_dtype}: no framework was given, and pre-training runs on Megatron-style fused "
         "kernels."
     ),
-    "stack.default.finetune_few": _(
+    "stack.default.finetune_few": plural(
+        "Figures for {framework}, {compile}, parameters stored in "
+        "{param_dtype}: no framework was given, and fine-tuning on {devices} device is "
+        "usually a Hugging Face script running eager PyTorch.",
         "Figures for {framework}, {compile}, parameters stored in "
         "{param_dtype}: no framework was given, and fine-tuning on {devices} devices is "
-        "usually a Hugging Face script running eager PyTorch."
+        "usually a Hugging Face script running eager PyTorch.",
+        "devices",
     ),
     "stack.default.finetune_many": _(
         "Figures for {framework}, {compile}, parameters stored in "
@@ -75,12 +99,17 @@ TEMPLATES: dict[str, str] = {
         "Serving restarts a replica without losing a job's progress; not counted."
     ),
     "eta_fault.none": _("No failures assumed."),
-    "eta_fault.training": _(
+    "eta_fault.training": plural(
         # xgettext:no-python-format
+        "{devices} device at {failures_per_gpu_hour:g} failures per GPU-hour fails every "
+        "{mtbf_h:.1f} h; {checkpoint_s:.0f} s checkpoints, written at {checkpoint_gb_s:.0f} GB/s, "
+        "every {interval_min:.0f} min "
+        "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time.",
         "{devices} devices at {failures_per_gpu_hour:g} failures per GPU-hour fail every "
         "{mtbf_h:.1f} h; {checkpoint_s:.0f} s checkpoints, written at {checkpoint_gb_s:.0f} GB/s, "
         "every {interval_min:.0f} min "
-        "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time."
+        "(Young/Daly) plus {restart_min:.0f} min restarts lose {lost_percent:.1f} % of wall time.",
+        "devices",
     ),
     "override": _("{factor} set to {value:g} by the request (computed {computed:.3f})."),
     # Estimate: the global batch, given or chosen (M tokens counts 2^20, as the papers do).
@@ -128,8 +157,10 @@ TEMPLATES: dict[str, str] = {
     "bottleneck.fabric": _("fabric"),
     "bottleneck.pipeline_bubble": _("pipeline bubble"),
     "bottleneck.memory_capacity": _("memory capacity"),
-    "warning.years": _(
-        "Processing {tokens:.3g} tokens takes {years:.1f} years on {devices} devices."
+    "warning.years": plural(
+        "Processing {tokens:.3g} tokens takes {years:.1f} years on {devices} device.",
+        "Processing {tokens:.3g} tokens takes {years:.1f} years on {devices} devices.",
+        "devices",
     ),
     "inference.tp_spans_servers": _(
         "Tensor parallelism over {tp} devices spans servers of {per_node}: its all-reduces cross "

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils import formats
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from catalog.selectors import display_names
 from planner.engine import RequestError
 from planner.engine.messages import Message
-from planner.messages.catalogue import TEMPLATES
+from planner.messages.catalogue import TEMPLATES, Plural
 
 # Parameters that hold a catalog slug: the engine names cards and servers by slug, a reader
 # by what the catalog calls them.
@@ -52,8 +52,12 @@ FORMATTER = LocaleFormatter()
 
 
 def fill(template: str, params: Mapping[str, Any]) -> str:
-    """A translated template filled with its values."""
-    translated = gettext(template)
+    """A translated template filled with its values; a plural one in the form its count asks
+    for."""
+    if isinstance(template, Plural):
+        translated = ngettext(template.one, template, int(params[template.count]))
+    else:
+        translated = gettext(template)
     return FORMATTER.format(translated, **params) if params else translated
 
 

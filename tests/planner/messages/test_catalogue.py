@@ -44,7 +44,12 @@ def test_every_code_the_engine_says_has_a_template():
 
 def test_every_template_has_a_chinese_translation():
     translated = {msgid: msgstr for _, msgid, msgstr in po_entries() if msgstr}
-    missing = [code for code, template in TEMPLATES.items() if template not in translated]
+    # A plural template's entry is under its singular form.
+    missing = [
+        code
+        for code, template in TEMPLATES.items()
+        if getattr(template, "one", template) not in translated
+    ]
     assert missing == [], "run make messages and translate these codes"
 
 
@@ -95,3 +100,27 @@ def test_cards_and_servers_are_named_by_their_catalog_names(loaded_catalog):
         assert render(message("first.only", count=1, accelerator="x1", server="y2")).startswith(
             "1 x x1 in y2"
         )
+
+
+@pytest.mark.parametrize(
+    ("code", "figures"),
+    [
+        ("warning.years", {"tokens": 1e12, "years": 2.5}),
+        ("eta_interconnect.decode", {"percent": 12.0}),
+        (
+            "stack.default.finetune_few",
+            {"framework": "hf", "compile": "eager", "param_dtype": "fp32"},
+        ),
+    ],
+)
+def test_a_count_of_one_is_said_in_the_singular(code, figures):
+    with translation.override("en"):
+        one = render(message(code, devices=1, **figures))
+        eight = render(message(code, devices=8, **figures))
+    assert "1 device " in one.replace(".", " ") and "devices" not in one
+    assert "8 devices" in eight
+    # Chinese has one form, translated for both counts.
+    with translation.override("zh-hans"):
+        for devices in (1, 8):
+            chinese = render(message(code, devices=devices, **figures))
+            assert f"{devices} " in chinese and "device" not in chinese
