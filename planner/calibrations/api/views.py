@@ -6,6 +6,7 @@ document."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
@@ -77,9 +78,8 @@ class CalibrationListView(VisibleListCreateView):
     def make(self, request) -> tuple[CalibrationProfile, int]:
         team = user_team(request.user)
         if team is None:
-            raise PermissionDenied(
-                "An account outside every team cannot own a calibration profile."
-            )
+            # A profile belongs to a team: the same words as writer_team's, a 403 here.
+            raise PermissionDenied(_("Your account belongs to no team; ask an admin."))
         query = CalibrationQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         profile = calibration_create(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import translation
 
 from planner.calibrations.services import calibration_create, match_accelerator
 from planner.engine import RequestError
@@ -150,8 +151,16 @@ def test_a_planner_outside_every_team_cannot_upload(client, loaded_catalog):
     upload = io.BytesIO(json.dumps(PROBE).encode())
     upload.name = "probe.json"
     assert client.post("/calibrations/", {"file": upload}).status_code == 403
-    assert (
-        client.post("/api/v1/calibrations/", PROBE, content_type="application/json").status_code
-        == 403
+    refused = client.post(
+        "/api/v1/calibrations/",
+        PROBE,
+        content_type="application/json",
+        headers={"Accept-Language": "zh-hans"},
     )
+    assert refused.status_code == 403
+    # In the reader's language, as every refusal is.
+    english = "Your account belongs to no team; ask an admin."
+    with translation.override("zh-hans"):
+        chinese = translation.gettext(english)
+    assert refused.json()["detail"] == chinese != english
     assert not CalibrationProfile.objects.exists()
