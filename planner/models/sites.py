@@ -91,8 +91,10 @@ class Site(VersionedRecord):
         constraints = [
             *name_rules("site", unique_within="team"),
             PUE.rule("site_pue_sane", "pue"),
+            # The bounds the form and the API hold the price to.
             models.CheckConstraint(
-                condition=Q(electricity_price_per_kwh__gte=0), name="site_price_non_negative"
+                condition=Q(electricity_price_per_kwh__gte=0, electricity_price_per_kwh__lte=100),
+                name="site_price_in_range",
             ),
             version_rule("site"),
         ]

@@ -95,6 +95,13 @@ def test_the_database_refuses_a_version_below_one():
         Site.objects.filter(pk=group.site_id).update(version=0)
 
 
+@pytest.mark.parametrize("price", [-1, 101])
+def test_the_database_refuses_an_electricity_price_the_form_refuses(price):
+    site = SiteFactory()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Site.objects.filter(pk=site.pk).update(electricity_price_per_kwh=price)
+
+
 def test_an_import_checks_the_versions_its_preview_showed():
     site = SiteFactory()
     RackGroupFactory(site=site, name="Row A", count=4)
