@@ -81,8 +81,15 @@ def simulation_base(plan: Plan, candidates: list[dict[str, Any]]) -> dict[str, A
     return base
 
 
+def build_simulation_question(plan: Plan, candidate: dict[str, Any]) -> dict[str, Any]:
+    """The simulation of one build as the plan ranked it: its card, count, servers and layout
+    (estimate_question), at the plan's load and SLOs when it serves."""
+    return {**simulation_base(plan, [candidate]), "estimate": estimate_question(plan, candidate)}
+
+
 def simulation_form_query(plan: Plan, candidate: dict[str, Any]) -> str:
-    """The simulation form's fields for this build, as a query string that prefills it."""
+    """The simulation form's fields for this build, as a query string that prefills it (the
+    form has no layout: a person adjusting the question lets the estimate choose it again)."""
     workload = plan.question.get("workload") or {}
     fields: dict[str, Any] = {
         "accelerator": candidate["accelerator"],

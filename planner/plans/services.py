@@ -21,7 +21,7 @@ from planner.engine.simulate.plan_check import CHECK_BUILDS, check_simulation
 from planner.estimates.services import server_facility
 from planner.messages.answers import localise_plan
 from planner.models import Plan, RackCommitment, Simulation, Site, Workload
-from planner.plans.builds import SWEEP_MIN, sweep_question
+from planner.plans.builds import SWEEP_MIN, build_simulation_question, sweep_question
 from planner.plans.figures import build_names
 from planner.plans.question import plan_question
 from planner.plans.selectors import plan_candidate, plan_task, ranked_candidates
@@ -105,6 +105,16 @@ def plan_build_commit(*, plan: Plan, candidate_id: int, user) -> list[RackCommit
     return build_commit(
         plan=plan, server=server, facility=facility, servers=int(build["nodes"]), user=user
     )
+
+
+def plan_build_simulate(*, plan: Plan, candidate_id: int, user) -> tuple[Simulation, bool]:
+    """Queue the simulation of the plan's build `candidate_id` on the layout the plan ranked
+    it on (build_simulation_question); the same build asked again gets the same run.
+    `RequestError` naming "build" when the plan has no such build."""
+    build = plan_candidate(plan=plan, candidate_id=candidate_id, weights={})
+    if build is None:
+        raise RequestError("build", gettext_noop("the plan has no build {id}"), id=candidate_id)
+    return simulation_start(data=build_simulation_question(plan, build), user=user, team=plan.team)
 
 
 # Workloads: a team's saved jobs that plans are made for. ------------------------------

@@ -21,6 +21,7 @@ urlpatterns = [
         serving_check=("serving-check/", checks.plan_serving_check_view),
         candidate=("candidates/<int:cid>/", candidates.candidate_detail),
         candidate_commit=("candidates/<int:cid>/commit/", commitments.candidate_commit),
+        candidate_simulate=("candidates/<int:cid>/simulate/", candidates.candidate_simulate),
         candidate_purchase=("candidates/<int:cid>/purchase/", candidates.candidate_purchase),
         candidate_purchase_csv=(
             "candidates/<int:cid>/purchase.csv",

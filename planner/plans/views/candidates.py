@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -45,12 +46,17 @@ from planner.plans.purchases import (
     write_purchase_csv,
 )
 from planner.plans.selectors import plan_candidate, plan_task
-from planner.plans.services import plan_sweep_start
+from planner.plans.services import plan_build_simulate, plan_sweep_start
 from planner.plans.views.plans import visible_plan
 from planner.simulations.services import QueueUnavailable
 from planner.web.downloads import csv_download
 from planner.web.memory_bar import memory_bar
 from planner.web.roles import require_role
+
+# Said when the broker does not answer: nothing was started, the person may try again.
+QUEUE_DOWN = gettext_lazy(
+    "The task queue is not answering, so nothing was started. Try again shortly."
+)
 
 
 def _visible_build(request: HttpRequest, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
@@ -148,6 +154,26 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 
 
 @require_POST
+def candidate_simulate(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
+    """Start the simulation of one build on the layout the plan ranked it on."""
+    require_role(request.user, Role.PLANNER)
+    plan = visible_plan(request, pk)
+    try:
+        simulation, queued = plan_build_simulate(plan=plan, candidate_id=cid, user=request.user)
+    except RequestError as exc:  # no such build: back to the plan
+        messages.error(request, error_line(exc))
+        return _go(request, plan.get_absolute_url())
+    except QueueUnavailable:
+        messages.error(request, QUEUE_DOWN)
+        return _go(request, reverse("planner:plan_candidate", args=[plan.pk, cid]))
+    if queued:
+        messages.success(request, _("The simulation of this build was queued."))
+    else:
+        messages.info(request, _("This build was already simulated: here is that run."))
+    return _go(request, simulation.get_absolute_url())
+
+
+@require_POST
 def plan_sweep(request: HttpRequest, pk: int) -> HttpResponse:
     """Start a sweep simulation of the plan's top N builds under the weights on the page."""
     require_role(request.user)
@@ -171,10 +197,7 @@ def plan_sweep(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, error_line(exc))
         return _go(request, back)
     except QueueUnavailable:
-        messages.error(
-            request,
-            _("The task queue is not answering, so nothing was started. Try again shortly."),
-        )
+        messages.error(request, QUEUE_DOWN)
         return _go(request, back)
     if queued:
         messages.success(request, _("The sweep was queued."))

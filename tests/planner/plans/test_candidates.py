@@ -297,6 +297,48 @@ def test_simulate_this_build_prefills_the_serving_form_with_rate_lengths_and_slo
     }
 
 
+def test_simulating_a_build_runs_it_on_the_layout_the_plan_ranked(cast, plan, published):
+    cid = build_id(plan, 16)
+    answer = cast.browser("planner").post(page_url(plan, cid, "planner:plan_candidate_simulate"))
+    run = Simulation.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == run.get_absolute_url()
+    assert published == [run.pk] and run.created_by == cast.planner
+    build = plan_candidate(plan=plan, candidate_id=cid, weights={})
+    assert run.inputs == {"kind": "training", "estimate": estimate_question(plan, build)}
+    layout = build["estimate"]["parallelism"]
+    assert run.inputs["estimate"]["parallelism"]["tp"] == layout["tp"]
+    assert run.inputs["estimate"]["micro_batch"] == layout["micro_batch"]
+    # The same build again: the same run, nothing queued twice.
+    again = cast.browser("planner").post(page_url(plan, cid, "planner:plan_candidate_simulate"))
+    assert again["Location"] == run.get_absolute_url() and published == [run.pk]
+
+
+def test_simulating_a_serving_build_keeps_its_replica_layout_load_and_slos(
+    cast, serving_plan, published
+):
+    cast.browser("planner").post(page_url(serving_plan, 0, "planner:plan_candidate_simulate"))
+    run = Simulation.objects.get()
+    build = plan_candidate(plan=serving_plan, candidate_id=0, weights={})
+    assert run.inputs["kind"] == "serving"
+    assert run.inputs["rate_per_s"] == 2 and run.inputs["ttft_slo_ms"] == 500
+    assert run.inputs["estimate"]["parallelism"] == {"tp": build["estimate"]["serving"]["tp"]}
+
+
+def test_simulating_a_build_the_plan_lacks_says_so_and_starts_nothing(cast, plan, published):
+    answer = cast.browser("planner").post(
+        page_url(plan, 9999, "planner:plan_candidate_simulate"), follow=True
+    )
+    assert "build: the plan has no build 9999" in answer.content.decode()
+    assert not Simulation.objects.exists() and published == []
+
+
+def test_viewers_and_outsiders_may_not_simulate_a_build(cast, plan, published):
+    url = page_url(plan, 0, "planner:plan_candidate_simulate")
+    assert cast.browser("viewer").post(url).status_code == 403
+    assert cast.browser("outsider").post(url).status_code == 404
+    assert not Simulation.objects.exists()
+
+
 def test_viewers_get_no_simulate_link(cast, plan):
     assert "/simulations/new/" not in cast.browser("viewer").get(page_url(plan, 0)).content.decode()
     html = cast.browser("planner").get(page_url(plan, 0), HTTP_ACCEPT_LANGUAGE="zh-hans")
