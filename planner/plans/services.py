@@ -52,10 +52,16 @@ def recommend_run(*, data: Any, site: Site | None = None) -> dict:
 
 
 @transaction.atomic
-def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
+def plan_create(
+    *, data: Any, user, team, site: Site | None = None, workload: Workload | None = None
+) -> Plan:
     """Rank once and keep every candidate: new weights only re-order them (plan_ranking).
     A site named in the question is looked up among the sites `user` may see. The question is
-    kept without the keys given as null, which mean their defaults."""
+    kept without the keys given as null, which mean their defaults; `workload` is the team's
+    saved job it was made for, if any (`RequestError` naming "workload" when it is another
+    team's)."""
+    if workload is not None and workload.team_id != getattr(team, "pk", None):
+        raise RequestError("workload", gettext_noop("is not one of your team's workloads"))
     question, currency, _limit = plan_question(
         data=data, site=site, sites=site_visible_to(user), user=user, team=team
     )
@@ -66,6 +72,7 @@ def plan_create(*, data: Any, user, team, site: Site | None = None) -> Plan:
         team=team,
         created_by=user,
         site=site,
+        workload=workload,
         question=data,
         currency=currency,
         ranking=answer,

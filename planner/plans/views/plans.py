@@ -14,7 +14,6 @@ from typing import Any
 from django.contrib import messages
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -173,15 +172,13 @@ def plan_create_view(request: HttpRequest) -> HttpResponse:
         )
     if request.method == "POST" and form.is_valid():
         try:
-            with transaction.atomic():
-                plan = plan_create(
-                    data=form.question(),
-                    user=request.user,
-                    team=team,
-                    site=form.cleaned_data["site"],
-                )
-                plan.workload = form.cleaned_data["workload"]
-                plan.save(update_fields=["workload", "updated_at"])
+            plan = plan_create(
+                data=form.question(),
+                user=request.user,
+                team=team,
+                site=form.cleaned_data["site"],
+                workload=form.cleaned_data["workload"],
+            )
         except RequestError as exc:
             apply_engine_error(form, exc)
         else:

@@ -69,9 +69,8 @@ def plan(workload, site, cast):
         user=cast.planner,
         team=cast.team,
         site=site,
+        workload=workload,
     )
-    plan.workload = workload
-    plan.save()
     return plan
 
 
@@ -168,6 +167,19 @@ def test_outsider_cannot_plan_with_another_teams_workload(cast, workload):
     response = cast.browser("outsider").post(reverse("planner:plan_create"), plan_form(workload))
     assert response.status_code == 200
     assert response.context["form"].has_error("workload")
+    assert Plan.objects.count() == 0
+
+
+def test_a_plan_keeps_the_workload_it_was_made_from(cast, workload, site):
+    client = cast.browser("planner")
+    client.post(reverse("planner:plan_create"), plan_form(workload, site))
+    assert Plan.objects.get().workload == workload
+
+
+def test_the_service_refuses_another_teams_workload(cast, workload):
+    with pytest.raises(RequestError) as refused:
+        plan_create(data=workload.spec, user=cast.outsider, team=cast.other_team, workload=workload)
+    assert refused.value.field == "workload"
     assert Plan.objects.count() == 0
 
 
