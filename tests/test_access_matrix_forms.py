@@ -60,6 +60,7 @@ FORMS: dict[str, tuple[str | tuple[str, ...] | None, int]] = {
     "plans/<int:pk>/rank/": (PLAN_MAKERS, DONE),
     "plans/<int:pk>/release/": (Role.PLANNER, DONE),
     "plans/<int:pk>/candidates/<int:cid>/commit/": (Role.PLANNER, DONE),
+    "plans/<int:pk>/candidates/<int:cid>/simulate/": (Role.PLANNER, DONE),
     "plans/<int:pk>/serving-check/": (Role.PLANNER, DONE),
     "calibrations/": (Role.PLANNER, FORM),
     "prices/new/": (Role.PLANNER, FORM),
