@@ -62,13 +62,6 @@ DEEPSPEED_BUCKET_ELEMENTS = 5e8
 OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
 
 
-def training_memory_precision(precision: str) -> str:
-    """The precision as training memory sees it: the 16-bit formats alike (2-byte weights,
-    activations and gathers, an autocast copy of either), so a plan's fp16 and bf16 cards of one
-    cluster shape share their layouts' sizes (tests/engine/test_memory.py holds it)."""
-    return "bf16" if precision == "fp16" else precision
-
-
 def training_weight_bytes(precision: str, param_dtype: str | None = None) -> float:
     """Bytes per trained weight: as `param_dtype` stores them (fp32 under autocast), else
     fp32 for fp32/tf32 training and 16-bit weights otherwise (FP8 training keeps 16-bit
