@@ -46,7 +46,7 @@ WRITES: dict[tuple[str, str], tuple[str | tuple[str, ...] | None, int]] = {
     ("POST", "/api/v1/plans/{id}/candidates/{cid}/commit/"): (Role.PLANNER, 201),
     ("POST", "/api/v1/netbox/import/"): (Role.FACILITY, 200),
     ("POST", "/api/v1/simulations/"): (Role.PLANNER, 202),
-    ("DELETE", "/api/v1/simulations/{id}/"): (Role.PLANNER, 202),
+    ("POST", "/api/v1/simulations/{id}/cancel/"): (Role.PLANNER, 202),
     ("POST", "/api/v1/prices/{id}/copy/"): (Role.PLANNER, 201),
 }
 for _kind, _writer in {
@@ -158,8 +158,8 @@ def _request(cast, rows, method: str, path: str) -> tuple[str, dict, dict]:
     if (method, kind) == ("DELETE", "racks"):  # a rack with equipment in it is refused (409)
         rows = {**rows, "rack": rows["empty_rack"]}
     url = row_url(path, rows)
-    if path == NETBOX_IMPORT or path.endswith(("/rank/", "/release/", "/commit/")):
-        # The import's files are made per request; the plan's actions take no fields.
+    if path == NETBOX_IMPORT or path.endswith(("/rank/", "/release/", "/commit/", "/cancel/")):
+        # The import's files are made per request; the actions on a row take no fields.
         return url, {}, {}
     if method == "POST" and "{id}" not in path:
         return url, _new(kind, rows), {}

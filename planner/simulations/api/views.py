@@ -1,5 +1,6 @@
 """Simulations over the API: POST a question to queue it (202 with a Location to poll), GET
-one or the list, DELETE to cancel. Validation is the engine's (planner.engine.simulate.request)
+one or the list, POST to its `cancel/` to cancel it (the run stays readable, as cancelled, so
+it is an action on the row rather than a DELETE). Validation is the engine's (planner.engine.simulate.request)
 and every write goes through planner.simulations, as for the HTML pages and
 `manage.py simulate`; the serializers here describe the contract for the OpenAPI document."""
 
@@ -22,6 +23,7 @@ from planner.api.responses import (
     collection_docs,
     create_docs,
     detail_response,
+    documented,
     field_errors_example,
     row_docs,
 )
@@ -157,9 +159,23 @@ class SimulationListView(VisibleListCreateView):
     "simulations",
     summary="One simulation: status, progress and, once succeeded, the result",
     not_found=NOT_FOUND,
-    delete=extend_schema(
+)
+class SimulationDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
+    """Another team's run is a 404."""
+
+    visible_to = staticmethod(simulation_visible_to)
+    queryset = Simulation.objects.none()  # the schema's model; rows come from visible_to
+    serializer_class = SimulationSerializer
+    permission_classes = [PlannerWrites]
+
+
+@documented(
+    "simulations",
+    post=extend_schema(
         summary="Cancel a queued or running simulation",
-        description="A running one stops at its next progress report.",
+        description="A running one stops at its next progress report; the run stays readable, "
+        "as cancelled.",
+        request=None,
         responses={
             202: OpenApiResponse(SimulationSerializer, description="Cancelled."),
             401: UNAUTHENTICATED,
@@ -169,15 +185,15 @@ class SimulationListView(VisibleListCreateView):
         },
     ),
 )
-class SimulationDetailView(VisibleRowsMixin, generics.RetrieveDestroyAPIView):
-    """Another team's run is a 404, to read and to cancel."""
+class SimulationCancelView(VisibleRowsMixin, generics.GenericAPIView):
+    """Another team's run is a 404, as to read it."""
 
     visible_to = staticmethod(simulation_visible_to)
-    queryset = Simulation.objects.none()  # the schema's model; rows come from visible_to
+    queryset = Simulation.objects.none()
     serializer_class = SimulationSerializer
     permission_classes = [PlannerWrites]
 
-    def destroy(self, request, *args, **kwargs) -> Response:
+    def post(self, request, *args, **kwargs) -> Response:
         simulation = self.get_object()
         if not simulation_cancel(simulation=simulation):
             return Response(

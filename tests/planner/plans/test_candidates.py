@@ -465,4 +465,4 @@ def test_a_sweep_belongs_to_the_plans_team_and_is_404_to_another_team(cast, plan
         assert outsider.get(row.get_absolute_url()).status_code == 404
         cancel = reverse("planner:simulation_cancel", args=[row.pk])
         assert outsider.post(cancel).status_code == 404
-        assert cast.api("outsider").delete(f"/api/v1/simulations/{row.pk}/").status_code == 404
+        assert cast.api("outsider").post(f"/api/v1/simulations/{row.pk}/cancel/").status_code == 404

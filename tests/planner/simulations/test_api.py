@@ -54,6 +54,10 @@ ROW_FIELDS = {
 }
 
 
+def cancel_url(simulation_id: int) -> str:
+    return f"{SIMULATIONS}{simulation_id}/cancel/"
+
+
 def detail_url(simulation_id: int) -> str:
     return f"{SIMULATIONS}{simulation_id}/"
 
@@ -81,7 +85,7 @@ def test_anonymous_callers_get_401_on_every_method(cast, queued):
         client.get(SIMULATIONS),
         client.post(SIMULATIONS, SERVING, format="json"),
         client.get(detail_url(queued.pk)),
-        client.delete(detail_url(queued.pk)),
+        client.post(cancel_url(queued.pk)),
     ]
     assert [a.status_code for a in answers] == [401] * 4
     assert answers[0].has_header("WWW-Authenticate")
@@ -92,7 +96,7 @@ def test_viewer_reads_the_list_and_a_row_but_may_not_start_or_cancel(queued, cas
     assert client.get(SIMULATIONS).status_code == 200
     assert client.get(detail_url(queued.pk)).status_code == 200
     assert client.post(SIMULATIONS, SERVING, format="json").status_code == 403
-    assert client.delete(detail_url(queued.pk)).status_code == 403
+    assert client.post(cancel_url(queued.pk)).status_code == 403
     queued.refresh_from_db()
     assert queued.status == SimulationStatus.QUEUED
 
@@ -201,7 +205,7 @@ def test_a_row_reads_back_with_all_its_fields(queued, cast):
 def test_an_unknown_simulation_is_404(queued, cast):
     client = cast.api("planner")
     assert client.get(detail_url(queued.pk + 1000)).status_code == 404
-    assert client.delete(detail_url(queued.pk + 1000)).status_code == 404
+    assert client.post(cancel_url(queued.pk + 1000)).status_code == 404
 
 
 def test_the_list_is_paginated_and_filters_by_kind_and_status(loaded_catalog, published, cast):
@@ -231,7 +235,7 @@ def test_the_list_is_paginated_and_filters_by_kind_and_status(loaded_catalog, pu
 
 
 def test_planner_cancels_a_queued_simulation_with_202(queued, cast):
-    answer = cast.api("planner").delete(detail_url(queued.pk))
+    answer = cast.api("planner").post(cancel_url(queued.pk))
     assert answer.status_code == 202
     assert answer.json()["status"] == "cancelled"
     assert answer.json()["finished_at"]
@@ -239,10 +243,16 @@ def test_planner_cancels_a_queued_simulation_with_202(queued, cast):
     assert queued.status == SimulationStatus.CANCELLED
 
 
+def test_a_run_is_cancelled_not_deleted_so_delete_is_not_allowed(queued, cast):
+    assert cast.api("admin").delete(detail_url(queued.pk)).status_code == 405
+    queued.refresh_from_db()
+    assert queued.status == SimulationStatus.QUEUED
+
+
 def test_cancelling_a_finished_simulation_is_409(queued, cast):
     client = cast.api("admin")
-    assert client.delete(detail_url(queued.pk)).status_code == 202
-    again = client.delete(detail_url(queued.pk))
+    assert client.post(cancel_url(queued.pk)).status_code == 202
+    again = client.post(cancel_url(queued.pk))
     assert again.status_code == 409
     assert again.json()["status"] == "cancelled"
     assert again.json()["detail"]

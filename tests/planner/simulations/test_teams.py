@@ -39,7 +39,7 @@ def test_a_run_belongs_to_the_team_of_whoever_started_it(alphas_run, cast):
 def test_another_teams_run_is_404_to_read_and_to_cancel_over_the_api(alphas_run, cast):
     client = cast.api("outsider")
     assert client.get(f"{API}{alphas_run.pk}/").status_code == 404
-    assert client.delete(f"{API}{alphas_run.pk}/").status_code == 404
+    assert client.post(f"{API}{alphas_run.pk}/cancel/").status_code == 404
     assert client.get(API).json()["count"] == 0
     alphas_run.refresh_from_db()
     assert alphas_run.status == SimulationStatus.QUEUED
@@ -58,14 +58,14 @@ def test_another_teams_run_is_404_on_the_pages_and_its_cancel_button(alphas_run,
 
 def test_the_own_team_reads_it_and_its_planner_cancels_it(alphas_run, cast):
     assert cast.api("viewer").get(f"{API}{alphas_run.pk}/").status_code == 200
-    assert cast.api("planner").delete(f"{API}{alphas_run.pk}/").status_code == 202
+    assert cast.api("planner").post(f"{API}{alphas_run.pk}/cancel/").status_code == 202
 
 
 def test_two_teams_asking_the_same_question_get_a_row_each(alphas_run, cast, published):
     betas, queued = simulations.simulation_start(data=TRAINING, user=cast.outsider)
     assert queued and betas.pk != alphas_run.pk and betas.team == cast.other_team
     # Beta cancelling its own run leaves Alpha's alone.
-    assert cast.api("outsider").delete(f"{API}{betas.pk}/").status_code == 202
+    assert cast.api("outsider").post(f"{API}{betas.pk}/cancel/").status_code == 202
     alphas_run.refresh_from_db()
     assert alphas_run.status == SimulationStatus.QUEUED
 
