@@ -122,6 +122,18 @@ def location_header(description: str, *, statuses: list[int]) -> OpenApiParamete
     )
 
 
+# An action on a row that takes no fields (rank, release, commit, cancel); a body, if sent, is
+# an empty JSON object (so a body that is too large is a 413 and one that is not JSON a 415, as
+# everywhere in the API).
+NO_BODY = {
+    "application/json": {
+        "type": "object",
+        "maxProperties": 0,
+        "description": "Nothing, or an empty object",
+    }
+}
+
+
 def documented(tag: str, **operations: Any) -> Callable[[type], type]:
     """A view's tag in the OpenAPI document and its operations' docs, e.g.
     `@documented("plans", get=one_docs(...))`."""

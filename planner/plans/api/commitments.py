@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import PlannerWrites, PlanWrites
 from planner.api.responses import (
+    NO_BODY,
     UNAUTHENTICATED,
     detail_response,
     field_errors,
@@ -34,17 +35,6 @@ REFUSED = detail_response(
     "The build does not fit in the free racks (the message names the limit), the plan has "
     "no site, or it holds racks already."
 )
-
-
-# These writes take no fields; a body, if sent, is an empty JSON object (so a body that is too
-# large is a 413 and one that is not JSON a 415, as everywhere in the API).
-NO_BODY = {
-    "application/json": {
-        "type": "object",
-        "maxProperties": 0,
-        "description": "Nothing, or an empty object",
-    }
-}
 
 
 def _no_fields(request: Request) -> None:

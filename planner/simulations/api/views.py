@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import PlannerWrites
 from planner.api.responses import (
+    NO_BODY,
     UNAUTHENTICATED,
     collection_docs,
     create_docs,
@@ -175,7 +176,7 @@ class SimulationDetailView(VisibleRowsMixin, generics.RetrieveAPIView):
         summary="Cancel a queued or running simulation",
         description="A running one stops at its next progress report; the run stays readable, "
         "as cancelled.",
-        request=None,
+        request=NO_BODY,
         responses={
             202: OpenApiResponse(SimulationSerializer, description="Cancelled."),
             401: UNAUTHENTICATED,
