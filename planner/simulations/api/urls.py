@@ -2,14 +2,15 @@
 
 from django.urls import path
 
-from planner.simulations.api.views import (
-    SimulationCancelView,
-    SimulationDetailView,
-    SimulationListView,
-)
+from planner.simulations.api import views
 
 urlpatterns = [
-    path("simulations/", SimulationListView.as_view(), name="simulation-list"),
-    path("simulations/<int:pk>/", SimulationDetailView.as_view(), name="simulation-detail"),
-    path("simulations/<int:pk>/cancel/", SimulationCancelView.as_view(), name="simulation-cancel"),
+    path("simulations/", views.SimulationListView.as_view(), name="simulation-list"),
+    path("simulations/<int:pk>/", views.SimulationDetailView.as_view(), name="simulation-detail"),
+    # An action on the run, which stays readable as cancelled: not a DELETE.
+    path(
+        "simulations/<int:pk>/cancel/",
+        views.SimulationCancelView.as_view(),
+        name="simulation-cancel",
+    ),
 ]
