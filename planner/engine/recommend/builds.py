@@ -199,6 +199,27 @@ def build_request(
     )
 
 
+# The estimate builds share when they differ only in their server: card, devices per server,
+# devices, precision and the network one card sees.
+AnswerKey = tuple[str, int, int, str, float]
+
+
+def _answer_key(
+    option: AcceleratorOption, *, per_node: int, count: int, precision: str, fabric: FabricSpec
+) -> AnswerKey:
+    return (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
+
+
+def _state_refusal(question: PlanQuestion, option: AcceleratorOption, count: int) -> Message | None:
+    """Why no layout of `count` cards can hold the job, before any is sized: its states sharded
+    as far as they go still outgrow one card."""
+    floor = sharded_state_gib(question.workload, count)
+    capacity_gib = usable_memory_gib(option.spec)
+    if floor > capacity_gib:
+        return message("failure.sharded_state", floor_gib=floor, capacity_gib=capacity_gib)
+    return None
+
+
 def _build_answer(
     question: PlanQuestion,
     option: AcceleratorOption,
@@ -207,19 +228,18 @@ def _build_answer(
     per_node: int,
     precision: str,
     fabric: FabricSpec,
-    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message],
+    answers: dict[AnswerKey, dict[str, Any] | Message],
 ) -> dict[str, Any] | Message:
     """The estimate of one build as the contract's JSON, or why there is none. Builds that
     differ only in their server share one estimate (`answers` keeps them)."""
     count = nodes * per_node
-    key = (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
+    key = _answer_key(option, per_node=per_node, count=count, precision=precision, fabric=fabric)
     if key in answers:
         return answers[key]
-    floor = sharded_state_gib(question.workload, count)
-    capacity_gib = usable_memory_gib(option.spec)
-    if floor > capacity_gib:
-        answers[key] = message("failure.sharded_state", floor_gib=floor, capacity_gib=capacity_gib)
-        return answers[key]
+    refusal = _state_refusal(question, option, count)
+    if refusal is not None:
+        answers[key] = refusal
+        return refusal
     req = build_request(question, option, count, per_node, precision, fabric)
     try:
         answer = estimate(req, advise=False).as_dict()
@@ -331,7 +351,7 @@ def _one_build(
     *,
     nodes: int,
     per_node: int,
-    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message],
+    answers: dict[AnswerKey, dict[str, Any] | Message],
 ) -> tuple[Candidate, BuildContext | None]:
     """One build: estimated, fitted and costed with its context, or rejected with why."""
     count = nodes * per_node
@@ -387,10 +407,10 @@ def build_plan(question: PlanQuestion) -> list[tuple[ServerOption, AcceleratorOp
 
 def estimates_needed(
     question: PlanQuestion, plan: list[tuple[ServerOption, AcceleratorOption, int, int]]
-) -> dict[tuple[str, int, int, str, float], EstimateRequest]:
+) -> dict[AnswerKey, EstimateRequest]:
     """The estimates the builds need, each once (builds that differ only in their server share
     one), by _build_answer's key; none for builds refused before an estimate."""
-    needed: dict[tuple[str, int, int, str, float], EstimateRequest] = {}
+    needed: dict[AnswerKey, EstimateRequest] = {}
     for server, option, nodes, per_node in plan:
         if nodes > 1 and server.nic_ports <= 0:
             continue
@@ -398,10 +418,10 @@ def estimates_needed(
         precision, _native, fabric, _note = _precision_and_fabric(
             question, server, option, nodes=nodes, per_node=per_node
         )
-        key = (option.slug, per_node, count, precision, fabric.per_gpu_gb_s)
-        if key in needed or sharded_state_gib(question.workload, count) > usable_memory_gib(
-            option.spec
-        ):
+        key = _answer_key(
+            option, per_node=per_node, count=count, precision=precision, fabric=fabric
+        )
+        if key in needed or _state_refusal(question, option, count) is not None:
             continue
         needed[key] = build_request(question, option, count, per_node, precision, fabric)
     return needed
@@ -412,7 +432,7 @@ def builds(question: PlanQuestion) -> tuple[list[tuple[Candidate, BuildContext]]
     are sold in: those with an estimate (and what scoring needs to know of them), and those
     without one. A training plan's estimates are made in one pass (planner.engine.many)."""
     plan = build_plan(question)
-    answers: dict[tuple[str, int, int, str, float], dict[str, Any] | Message] = {}
+    answers: dict[AnswerKey, dict[str, Any] | Message] = {}
     if question.workload.task != "inference":
         needed = estimates_needed(question, plan)
         found = estimate_many(list(needed.values()))
