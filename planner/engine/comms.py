@@ -76,21 +76,6 @@ def links(
     )
 
 
-def group_link(
-    acc: AcceleratorSpec,
-    fabric: FabricSpec,
-    *,
-    span: npt.ArrayLike,
-    stride: npt.ArrayLike = 1,
-    per_node: int,
-    scale_up_efficiency: float | None = None,
-) -> tuple[Floats, Floats]:
-    """Bus bandwidth and latency of a group of ranks of one build (see Links.over)."""
-    return links(acc, fabric, per_node=per_node, scale_up_efficiency=scale_up_efficiency).over(
-        span=span, stride=stride
-    )
-
-
 def all_reduce_s(
     size_bytes: Floats | float, group: npt.ArrayLike, bw: Floats | float, latency: Floats | float
 ) -> Floats:

@@ -11,7 +11,7 @@ from planner.engine.comms import (
     PCIE_LATENCY_S,
     all_reduce_s,
     all_to_all_s,
-    group_link,
+    links,
     reduce_scatter_s,
     scale_up_bw,
 )
@@ -68,7 +68,7 @@ def test_cards_without_a_scale_up_link_talk_over_pcie():
 
 
 def test_a_group_inside_one_server_uses_the_scale_up_link():
-    bw, latency = group_link(H100, NDR, span=8, per_node=8)
+    bw, latency = links(H100, NDR, per_node=8).over(span=8)
     assert float(bw) == pytest.approx(337.5 * GB)
     assert float(latency) == NVLINK_LATENCY_S
 
@@ -76,14 +76,14 @@ def test_a_group_inside_one_server_uses_the_scale_up_link():
 def test_a_group_with_one_member_per_server_gets_one_nic():
     # Data parallelism across servers with tp 8: each ring hop leaves through one 400 Gbit/s
     # NIC (50 GB/s, 85 % reached) and pays the fabric's 2 us.
-    bw, latency = group_link(H100, NDR, span=64, stride=8, per_node=8)
+    bw, latency = links(H100, NDR, per_node=8).over(span=64, stride=8)
     assert float(bw) == pytest.approx(50 * GB * eff.FABRIC_EFFICIENCY)
     assert float(latency) == pytest.approx(NDR.latency_us * 1e-6)
 
 
 def test_a_group_with_eight_members_per_server_gets_eight_nics_capped_by_nvlink():
     # Eight rings, one per NIC: 8 x 42.5 = 340 GB/s, more than NVLink's 337.5 GB/s.
-    bw, _ = group_link(H100, NDR, span=64, stride=1, per_node=8)
+    bw, _ = links(H100, NDR, per_node=8).over(span=64, stride=1)
     assert float(bw) == pytest.approx(337.5 * GB)
-    two, _ = group_link(H100, NDR, span=64, stride=4, per_node=8)
+    two, _ = links(H100, NDR, per_node=8).over(span=64, stride=4)
     assert float(two) == pytest.approx(2 * 50 * GB * eff.FABRIC_EFFICIENCY)
