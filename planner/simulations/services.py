@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from accounts.models import Team
 from accounts.services import user_team
@@ -33,6 +34,11 @@ HARD_LIMIT_MARGIN_S = 30
 
 class QueueUnavailable(Exception):
     """The broker did not take the task; the row says so and nothing is left queued."""
+
+    # What a page tells the person: nothing was started, and they may try again.
+    reason = gettext_lazy(
+        "The task queue is not answering, so nothing was started. Try again shortly."
+    )
 
 
 class SimulationCancelled(Exception):

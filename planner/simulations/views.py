@@ -239,10 +239,7 @@ def simulation_create(request: HttpRequest, kind: str) -> HttpResponse:
         except RequestError as exc:
             apply_engine_error(form, exc)
         except QueueUnavailable:
-            form.add_error(
-                None,
-                _("The task queue is not answering, so nothing was started. Try again shortly."),
-            )
+            form.add_error(None, QueueUnavailable.reason)
             status = 503
         else:
             if queued:

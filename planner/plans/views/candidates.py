@@ -18,7 +18,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -52,11 +51,6 @@ from planner.simulations.services import QueueUnavailable
 from planner.web.downloads import csv_download
 from planner.web.memory_bar import memory_bar
 from planner.web.roles import require_role
-
-# Said when the broker does not answer: nothing was started, the person may try again.
-QUEUE_DOWN = gettext_lazy(
-    "The task queue is not answering, so nothing was started. Try again shortly."
-)
 
 
 def _visible_build(request: HttpRequest, pk: int, cid: int) -> tuple[Plan, dict[str, Any]]:
@@ -164,7 +158,7 @@ def candidate_simulate(request: HttpRequest, pk: int, cid: int) -> HttpResponse:
         messages.error(request, error_line(exc))
         return _go(request, plan.get_absolute_url())
     except QueueUnavailable:
-        messages.error(request, QUEUE_DOWN)
+        messages.error(request, QueueUnavailable.reason)
         return _go(request, reverse("planner:plan_candidate", args=[plan.pk, cid]))
     if queued:
         messages.success(request, _("The simulation of this build was queued."))
@@ -197,7 +191,7 @@ def plan_sweep(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, error_line(exc))
         return _go(request, back)
     except QueueUnavailable:
-        messages.error(request, QUEUE_DOWN)
+        messages.error(request, QueueUnavailable.reason)
         return _go(request, back)
     if queued:
         messages.success(request, _("The sweep was queued."))

@@ -50,10 +50,7 @@ def plan_serving_check_view(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, error_line(exc))
         return redirect(back)
     except QueueUnavailable:
-        messages.error(
-            request,
-            _("The task queue is not answering, so nothing was started. Try again shortly."),
-        )
+        messages.error(request, QueueUnavailable.reason)
         return redirect(back)
     if partial_wanted(request):
         return _fragment(request, plan)
